@@ -6,6 +6,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.TreeMap;
 import java.util.TreeSet;
 
 /**
@@ -34,6 +35,8 @@ public final class Settings {
     private final String path;
     private final Map<String, Value> entries = new LinkedHashMap<>();
     private final Set<String> known = new TreeSet<>();
+    /** What {@link #section(String, Map)} found at an old place, to be told at start ({@link #warnings()}). */
+    private final List<String> warnings = new ArrayList<>();
 
     /**
      * An empty mapping, to be filled with {@link #put}.
@@ -231,6 +234,45 @@ public final class Settings {
             throw invalid(key, value, "it must be a block of settings (key: value lines, indented under it)");
         }
         return section;
+    }
+
+    /**
+     * The mapping of {@code key} (a section such as {@code flowHost:}) with the keys that earlier versions read here,
+     * at this level, moved into it: each old key the file still gives here is read as its new key of the section
+     * (the section made when the file has none), with a warning ({@link #warnings()}) naming the old key, its line and
+     * its new place, so that an upgrade reads a working file as before. A file that gives both is refused.
+     *
+     * @param formerKeys each old key here, with its key in the section ({@code flowHostUser} to {@code user})
+     * @return the section, or null when the file gives neither it nor an old key
+     * @throws ConfigurationException naming both keys and their lines, when the file gives an old key and its new one
+     */
+    public Settings section(String key, Map<String, String> formerKeys) {
+        Settings block = section(key);
+        for (Map.Entry<String, String> moved : new TreeMap<>(formerKeys).entrySet()) {
+            Value old = value(moved.getKey());
+            if (old == null) {
+                continue;
+            }
+            String newPath = path(key) + "." + moved.getValue();
+            if (block != null && block.entries.containsKey(moved.getValue())) {
+                throw new ConfigurationException("Settings '" + path(moved.getKey()) + "' (" + source + at(old)
+                        + ") and '" + newPath + "' (" + block.where(moved.getValue()) + ") are one setting, given "
+                        + "twice: delete '" + path(moved.getKey()) + "', its old place.");
+            }
+            if (block == null) {
+                block = new Settings(source, path(key));
+            }
+            block.put(moved.getValue(), old);
+            warnings.add("Setting '" + path(moved.getKey()) + "' in " + source + at(old) + " has moved to '"
+                    + newPath + "' (as '" + moved.getValue() + "' under '" + key + ":'); read at its old place for "
+                    + "now: move it there.");
+        }
+        return block;
+    }
+
+    /** What this mapping's readers found at an old place ({@link #section(String, Map)}), for the log at start. */
+    public List<String> warnings() {
+        return List.copyOf(warnings);
     }
 
     /**

@@ -31,11 +31,14 @@ import java.util.Map;
  * A YAML configuration file ({@code config/wharf.yaml}) as {@code wharf server --config} reads it: the file is read
  * into a {@link Settings} tree ({@link YamlTree}), and each component reads the keys it owns from it, with its own
  * defaults and checks: the queue manager its top-level settings ({@link ServerConfig#read}), the flow host its
- * {@code flows:} and the other keys of {@link FlowHostSettings}, the HTTP listener its {@code http:} ({@link HttpSettings#SECTION}), the security
- * file's module {@code securityFile} ({@link SecuritySettings#SECTION}), the channels their {@code channels:}
+ * {@code flowHost:}, {@code flows:} and the other lists of {@link FlowHostSettings}, the HTTP listener its
+ * {@code http:} ({@link HttpSettings#SECTION}), the security file's module its {@code security:}
+ * ({@link SecuritySettings#SECTION}), the channels their {@code channels:}
  * ({@link ChannelSettings#SECTION}) and {@code hierarchy:} ({@link HierarchySettings#SECTION}), the replication its
  * {@code replication:} ({@link ReplicationSettings#SECTION}).
- * Settings the file does not mention keep their defaults. A key that no
+ * Settings the file does not mention keep their defaults. A key a component reads at its old place (a top-level
+ * {@code securityFile} is now {@code security.file}) is read as before, with a warning ({@link #warnings}) that
+ * {@code wharf server} prints at start; a file that gives it at both places is refused. A key that no
  * component asked for is an error naming the key and the known ones, so a typo never silently falls back to a
  * default.
  *
@@ -47,10 +50,11 @@ import java.util.Map;
  * @param replication the members of the replicated queue manager this instance is one of, null for none
  * @param hierarchy its parent and children in a publish/subscribe hierarchy, none when the file has no
  *                  {@code hierarchy:}
+ * @param warnings  what the file gives at an old place, each naming the key, its line and its new place
  */
 public record ConfigurationFile(ServerConfig server, FlowHostSettings flowHost, HttpSettings http,
                                 SecuritySettings security, ChannelSettings channels, ReplicationSettings replication,
-                                HierarchySettings hierarchy) {
+                                HierarchySettings hierarchy, List<String> warnings) {
 
     /**
      * Where each component declares its settings ({@link Setting}s in a class of named defaults), and the section of
@@ -72,8 +76,8 @@ public record ConfigurationFile(ServerConfig server, FlowHostSettings flowHost, 
     /** Every component's settings, by section, in the file's order. */
     public static final List<Declarations> DECLARATIONS = List.of(
             new Declarations("", Configuration.class),
-            new Declarations("", SecurityConfiguration.class),
-            new Declarations("", FlowHostConfiguration.class),
+            new Declarations(SecuritySettings.KEY, SecurityConfiguration.class),
+            new Declarations(FlowHostSettings.KEY, FlowHostConfiguration.class),
             new Declarations("replication", ReplicationConfiguration.class),
             new Declarations("replication.tls", ReplicationConfiguration.Tls.class),
             new Declarations("replication.members[]", ReplicationConfiguration.MemberEntry.class),
@@ -125,13 +129,14 @@ public record ConfigurationFile(ServerConfig server, FlowHostSettings flowHost, 
             throw new ConfigurationException("--replica " + id + " names a member of a replicated queue manager, but "
                     + "the configuration has no replication block: add one (config/wharf.yaml), or leave --replica out.");
         }
-        return new ConfigurationFile(server, flowHost, http, security, channels, replication.withMember(id), hierarchy);
+        return new ConfigurationFile(server, flowHost, http, security, channels, replication.withMember(id), hierarchy,
+                warnings);
     }
 
     /** The built-in defaults, as when no file is given: every setting at its default, no flows, no HTTP listener. */
     public static ConfigurationFile defaults() {
         return new ConfigurationFile(ServerConfig.defaults(), FlowHostSettings.defaults(), null, null,
-                ChannelSettings.none(), null, HierarchySettings.none());
+                ChannelSettings.none(), null, HierarchySettings.none(), List.of());
     }
 
     /**
@@ -155,7 +160,8 @@ public record ConfigurationFile(ServerConfig server, FlowHostSettings flowHost, 
             if (http != null) {
                 http.check(server);
             }
-            return new ConfigurationFile(server, flowHost, http, security, channels, replication, hierarchy);
+            return new ConfigurationFile(server, flowHost, http, security, channels, replication, hierarchy,
+                    file.warnings());
         } catch (ConfigurationException e) {
             throw inFile(e, yaml);
         }

@@ -44,7 +44,7 @@ final class FlowCommand implements Runnable {
     @Command(name = "deploy", mixinStandardHelpOptions = true,
             description = {"Sends a flow jar to the server, which deploys it and keeps it across restarts until "
                     + "undeployed; a flow of the same name is drained and replaced.",
-                    "Refused unless the server's configuration sets remoteDeploy: true (off by default: with it on, "
+                    "Refused unless the server's configuration sets flowHost.remoteDeploy: true (off by default: with it on, "
                             + "everyone with the admin permission could run code in the server). Deploy from the "
                             + "server's configuration (flows: in wharf.yaml) instead."})
     int deploy(@Mixin ServerOption server,

@@ -74,6 +74,7 @@ final class ServerCommand implements Callable<Integer> {
         String member = null;
         try {
             file = configFile == null ? ConfigurationFile.defaults() : ConfigurationFile.load(configFile);
+            file.warnings().forEach(warning -> System.err.println("wharf: warning: " + warning));
             if (replica != null) {
                 file = file.withReplica(replica);
             }

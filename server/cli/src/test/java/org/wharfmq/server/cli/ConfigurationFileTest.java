@@ -200,9 +200,11 @@ class ConfigurationFileTest {
     @Test
     void theSettingsInForceShowEveryComponentsByPathAndNoPassword() throws IOException {
         ConfigurationFile file = ConfigurationFile.load(write("""
-                flowHostUser: flows
-                flowHostPassword: s3cret-flows
-                securityFile: security.yaml
+                flowHost:
+                  user: flows
+                  password: s3cret-flows
+                security:
+                  file: security.yaml
                 tls:
                   keyStore: tls/server.p12
                   keyStorePassword: s3cret-tls
@@ -216,18 +218,19 @@ class ConfigurationFileTest {
         assertEquals("none", broker.get("tls.clientAuth"), "as wharf.yaml writes it");
         assertEquals(dir.resolve("tls/server.p12").toAbsolutePath().toString(), broker.get("tls.keyStore"));
         Map<String, Object> components = file.componentSettings();
-        assertEquals(Setting.REDACTED, components.get("flowHostPassword"));
-        assertEquals("flows", components.get("flowHostUser"));
+        assertEquals(Setting.REDACTED, components.get("flowHost.password"));
+        assertEquals("flows", components.get("flowHost.user"));
         assertEquals(8080, components.get("http.port"));
         assertEquals("QM1", components.get("hierarchy.parent"));
-        assertEquals(dir.resolve("security.yaml").toAbsolutePath().toString(), components.get("securityFile"));
+        assertEquals(dir.resolve("security.yaml").toAbsolutePath().toString(), components.get("security.file"));
         assertTrue(components.containsKey("replication") && components.get("replication") == null, components.toString());
         String all = broker + " " + components + " " + file;
         assertFalse(all.contains("s3cret"), all);
 
         Map<String, Object> defaults = ConfigurationFile.defaults().componentSettings();
         assertTrue(defaults.containsKey("http") && defaults.get("http") == null, "no HTTP listener: " + defaults);
-        assertNull(defaults.get("flowHostPassword"), "none set: shown as none, not redacted");
+        assertTrue(defaults.containsKey("security.file") && defaults.get("security.file") == null, "no file: " + defaults);
+        assertNull(defaults.get("flowHost.password"), "none set: shown as none, not redacted");
         assertTrue(ServerConfig.defaults().byKey().containsKey("tls"), "no TLS listener");
     }
 
@@ -258,11 +261,13 @@ class ConfigurationFileTest {
 
     @Test
     void aRelativeSecurityFileIsBesideTheConfigurationFile() throws IOException {
-        Path yaml = write("securityFile: security.yaml\n");
+        Path yaml = write("security:\n  file: security.yaml\n");
         assertEquals(yaml.toAbsolutePath().getParent().resolve("security.yaml"),
                 ConfigurationFile.load(yaml).security().file());
         assertEquals(Path.of("/etc/wharf/security.yaml"),
-                ConfigurationFile.load(write("securityFile: /etc/wharf/security.yaml\n")).security().file());
+                ConfigurationFile.load(write("security:\n  file: /etc/wharf/security.yaml\n")).security().file());
+        assertNull(ConfigurationFile.load(write("security:\n  file:\n")).security(), "empty: no security file");
+        assertRefused("security:\n  flie: security.yaml\n", "Unknown setting 'security.flie'");
         assertNull(ConfigurationFile.load(SAMPLE).security(), "the sample needs no users: local clients only");
     }
 
@@ -320,36 +325,102 @@ class ConfigurationFileTest {
     }
 
     @Test
-    void theFlowHostsKeysAreReadByTheFlowHostWhereTheyAlwaysWere() throws IOException {
-        FlowHostSettings flowHost = ConfigurationFile.load(write("""
-                remoteDeploy: true
-                flowHostUser: flows
-                flowHostPassword: secret
+    void theFlowHostsKeysAreReadByTheFlowHostFromItsBlock() throws IOException {
+        ConfigurationFile file = ConfigurationFile.load(write("""
+                flowHost:
+                  remoteDeploy: true
+                  user: flows
+                  password: secret
                 flows:
                   - jar: a.jar
                     class: A
-                """)).flowHost();
+                """));
+        FlowHostSettings flowHost = file.flowHost();
         assertTrue(flowHost.remoteDeploy());
         assertEquals("flows", flowHost.user());
         assertEquals("secret", flowHost.password());
         assertFalse(flowHost.toString().contains("secret"), flowHost.toString());
         assertEquals(List.of(new FlowConfig("a.jar", "A", null)), flowHost.flows());
-        assertRefused("flowHostUser: flows\n", "Setting flowHostUser 'flows' needs flowHostPassword too");
-        assertRefused("remoteDeploy: maybe\n", "Invalid value for setting 'remoteDeploy'");
+        assertEquals(List.of(), file.warnings(), "nothing at an old place");
+        assertRefused("flowHost:\n  user: flows\n", "Setting flowHost.user 'flows' needs flowHost.password too");
+        assertRefused("flowHost:\n  remoteDeploy: maybe\n", "Invalid value for setting 'flowHost.remoteDeploy'");
+        assertRefused("flowHost:\n  flowHostUser: flows\n", "Unknown setting 'flowHost.flowHostUser'");
         assertRefused("flows:\n  - jar: a.jar\n    class: A\n    instances: 0\n", "Setting instances of flow A must be at least 1");
+    }
+
+    /**
+     * A file written for an earlier version, with the flow host's and the security file's keys at the top level,
+     * works as before: each key is read at its old place, and a warning names it, its line and its new place.
+     */
+    @Test
+    void keysAtTheirOldTopLevelPlacesAreReadWithAWarningNamingTheNewPlace() throws IOException {
+        Path yaml = write("""
+                name: OLD
+                remoteDeploy: true
+                flowHostUser: flows
+                flowHostPassword: secret
+                fileDirectories: [files]
+                securityFile: security.yaml
+                """);
+        ConfigurationFile file = ConfigurationFile.load(yaml);
+        assertTrue(file.flowHost().remoteDeploy());
+        assertEquals("flows", file.flowHost().user());
+        assertEquals("secret", file.flowHost().password());
+        assertEquals(List.of(dir.resolve("files").toAbsolutePath()), file.flowHost().fileDirectories());
+        assertEquals(dir.resolve("security.yaml").toAbsolutePath(), file.security().file());
+        assertEquals(List.of(
+                "Setting 'fileDirectories' in " + yaml + " at line 5 has moved to 'flowHost.fileDirectories' (as "
+                        + "'fileDirectories' under 'flowHost:'); read at its old place for now: move it there.",
+                "Setting 'flowHostPassword' in " + yaml + " at line 4 has moved to 'flowHost.password' (as 'password' "
+                        + "under 'flowHost:'); read at its old place for now: move it there.",
+                "Setting 'flowHostUser' in " + yaml + " at line 3 has moved to 'flowHost.user' (as 'user' under "
+                        + "'flowHost:'); read at its old place for now: move it there.",
+                "Setting 'remoteDeploy' in " + yaml + " at line 2 has moved to 'flowHost.remoteDeploy' (as "
+                        + "'remoteDeploy' under 'flowHost:'); read at its old place for now: move it there.",
+                "Setting 'securityFile' in " + yaml + " at line 6 has moved to 'security.file' (as 'file' under "
+                        + "'security:'); read at its old place for now: move it there."), file.warnings());
+        assertEquals(file.flowHost(), ConfigurationFile.load(write("""
+                flowHost:
+                  remoteDeploy: true
+                  user: flows
+                  password: secret
+                  fileDirectories: [files]
+                """)).flowHost(), "the same settings as from the block");
+        // an old key beside a block that gives other keys: the two are one block
+        ConfigurationFile mixed = ConfigurationFile.load(write("flowHostUser: flows\nflowHost:\n  password: secret\n"));
+        assertEquals("flows", mixed.flowHost().user());
+        assertEquals("secret", mixed.flowHost().password());
+        assertEquals(1, mixed.warnings().size(), mixed.warnings().toString());
+        // its value checked as the new key's, at the old key's line
+        assertRefusedExactly("remoteDeploy: maybe\n", "Invalid value for setting 'flowHost.remoteDeploy' in %s at line 1: "
+                + "'maybe' is neither; give true or false.");
+        assertRefused("flowHostUser: flows\n", "Setting flowHost.user 'flows' needs flowHost.password too");
+    }
+
+    /** A file that gives a key at its old place and at its new one is refused, naming both and where they are. */
+    @Test
+    void aKeyGivenAtItsOldAndItsNewPlaceIsRefusedNamingBoth() throws IOException {
+        assertRefusedExactly("securityFile: a.yaml\nsecurity:\n  file: b.yaml\n", "Settings 'securityFile' (%1$s at "
+                + "line 1) and 'security.file' (%1$s at line 3) are one setting, given twice: delete 'securityFile', "
+                + "its old place.");
+        assertRefusedExactly("flowHost:\n  remoteDeploy: false\nremoteDeploy: true\n", "Settings 'remoteDeploy' (%1$s "
+                + "at line 3) and 'flowHost.remoteDeploy' (%1$s at line 2) are one setting, given twice: delete "
+                + "'remoteDeploy', its old place.");
     }
 
     @Test
     void fileDirectoriesAreTakenFromTheConfigurationFilesDirectory() throws IOException {
         FlowHostSettings flowHost = ConfigurationFile.load(write("""
-                fileDirectories:
-                  - files
-                  - /var/wharf/files
+                flowHost:
+                  fileDirectories:
+                    - files
+                    - /var/wharf/files
                 """)).flowHost();
         assertEquals(List.of(dir.resolve("files").toAbsolutePath(), Path.of("/var/wharf/files")),
                 flowHost.fileDirectories());
         assertEquals(List.of(), ConfigurationFile.load(SAMPLE).flowHost().fileDirectories(), "the sample allows none");
-        assertRefused("fileDirectories: files\n", "Invalid value for setting 'fileDirectories'");
+        assertEquals(List.of(), ConfigurationFile.load(SAMPLE).warnings(), "the sample has every key in its place");
+        assertRefused("flowHost:\n  fileDirectories: files\n", "Invalid value for setting 'flowHost.fileDirectories'");
     }
 
     @Test

@@ -47,8 +47,8 @@ final class FileDirectories {
                 if (resolved.stream().noneMatch(real::startsWith)) {
                     throw new IllegalArgumentException("Flow '" + definition.name() + "' " + node + " uses directory "
                             + directory + (real.equals(directory) ? "" : " (" + real + ")") + ", which is outside the "
-                            + "directories flows may use (setting fileDirectories in wharf.yaml: "
-                            + (allowed.isEmpty() ? "none" : allowed) + "). Add the directory to fileDirectories, or "
+                            + "directories flows may use (setting flowHost.fileDirectories in wharf.yaml: "
+                            + (allowed.isEmpty() ? "none" : allowed) + "). Add the directory to flowHost.fileDirectories, or "
                             + "change the flow to use one of them.");
                 }
             }

@@ -117,7 +117,7 @@ public final class FlowHost implements ServerPlugin {
      * configured flows (skipping those whose name a kept deployment has taken). The data sources
      * ({@code dataSources}) open first, so the flows find them.
      *
-     * @param server the server: its in-VM URL (which flows connect to, as flowHostUser or else anonymously), its
+     * @param server the server: its in-VM URL (which flows connect to, as flowHost.user or else anonymously), its
      *               settings (data directory: uploaded jars go under {@code flows/})
      * @throws JMSException             when a flow cannot start
      * @throws IllegalArgumentException when a jar or class is wrong or a flow is invalid
@@ -152,7 +152,7 @@ public final class FlowHost implements ServerPlugin {
                     LOG.log(System.Logger.Level.WARNING, "Flow '" + kept.deployment().flow() + "' kept from "
                             + "'wharf flow deploy' (" + kept.file().toAbsolutePath() + ") is not started: remote "
                             + "deploy is disabled. Deploy its jar from the configuration (flows:), or set "
-                            + "remoteDeploy: true, or delete the record and its jar.");
+                            + "flowHost.remoteDeploy: true, or delete the record and its jar.");
                 }
             }
             Map<String, DeployedFlow> kept = new LinkedHashMap<>(flows);

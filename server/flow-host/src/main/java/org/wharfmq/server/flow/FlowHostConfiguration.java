@@ -6,9 +6,9 @@ import java.nio.file.Path;
 import java.util.List;
 
 /**
- * The flow host's settings and defaults (docs/flows.md): each of its keys at the top of config/wharf.yaml one
- * {@link Setting}, named after it, with its default, which {@link FlowHostSettings} reads, checks and shows with no
- * code of a setting's own; the keys of the entries of {@code flows:}, {@code dataSources:} and {@code jmsProviders:}
+ * The flow host's settings and defaults (docs/flows.md): each key of its {@code flowHost:} block of config/wharf.yaml
+ * one {@link Setting}, named after it, with its default, which {@link FlowHostSettings} reads, checks and shows with
+ * no code of a setting's own; the keys of the entries of {@code flows:}, {@code dataSources:} and {@code jmsProviders:}
  * ({@link FlowEntry}, {@link DataSourceEntry}, {@link JmsProviderEntry}); and fixed timings.
  */
 public final class FlowHostConfiguration {
@@ -24,10 +24,10 @@ public final class FlowHostConfiguration {
      * The user the flows connect as (over the in-VM listener, by SCRAM-SHA-256 like any client): by default none, and
      * they connect anonymously in-VM, as the queue manager itself.
      */
-    public static final Setting<String> USER = Setting.text("flowHostUser", null);
+    public static final Setting<String> USER = Setting.text("user", null);
 
     /** The password of {@link #USER}: none by default ({@link FlowHostSettings} needs one with a user). */
-    public static final Setting<String> PASSWORD = Setting.text("flowHostPassword", null).secret();
+    public static final Setting<String> PASSWORD = Setting.text("password", null).secret();
 
     /**
      * The directories file nodes may read and write, with everything under them (a relative name is taken from the

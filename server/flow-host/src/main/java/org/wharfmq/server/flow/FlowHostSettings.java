@@ -5,27 +5,47 @@ import org.wharfmq.server.config.ComponentSettings;
 import org.wharfmq.server.config.ConfigurationException;
 import org.wharfmq.server.config.Setting;
 import org.wharfmq.server.config.SettingValues;
+import org.wharfmq.server.config.Settings;
 import org.wharfmq.server.config.SettingsSection;
 
 import java.nio.file.Path;
 import java.util.List;
+import java.util.Map;
 import java.util.Objects;
 
 /**
- * The flow host's settings: its keys of config/wharf.yaml, at the file's top level where they have always been
- * (docs/flows.md): the settings {@link FlowHostConfiguration} declares ({@code remoteDeploy}, {@code flowHostUser},
- * {@code flowHostPassword}, {@code fileDirectories}), read, checked and shown here without a line of their own, and
- * the lists {@code flows:}, {@code dataSources:} and {@code jmsProviders:}. Immutable.
+ * The flow host's settings: its {@code flowHost:} block of config/wharf.yaml (docs/flows.md), the settings
+ * {@link FlowHostConfiguration} declares ({@code remoteDeploy}, {@code user}, {@code password},
+ * {@code fileDirectories}), read, checked and shown here without a line of their own, and the lists {@code flows:},
+ * {@code dataSources:} and {@code jmsProviders:} at the file's top level. The block's keys were once top-level keys
+ * ({@link #FORMER_KEYS}): those are still read, with a warning at start. Immutable.
  */
 public final class FlowHostSettings extends ComponentSettings {
 
+    /** The block's key in the file. */
+    public static final String KEY = "flowHost";
+
+    /** The block's keys that earlier versions read at the file's top level, each with its key in the block. */
+    public static final Map<String, String> FORMER_KEYS = Map.of("remoteDeploy", "remoteDeploy", "flowHostUser",
+            "user", "flowHostPassword", "password", "fileDirectories", "fileDirectories");
+
     /**
-     * Reads the flow host's keys.
+     * Reads the flow host's keys: its block (or its keys at their old places), and its lists.
      *
      * @see SettingsSection
      */
-    public static final SettingsSection<FlowHostSettings> SECTION = file -> new FlowHostSettings(FlowConfig.read(file),
-            DataSourceConfig.read(file), JmsProviders.read(file), declared().read(file));
+    public static final SettingsSection<FlowHostSettings> SECTION = file -> {
+        List<FlowConfig> flows = FlowConfig.read(file);
+        List<DataSourceConfig> dataSources = DataSourceConfig.read(file);
+        List<JmsProvider> providers = JmsProviders.read(file);
+        Settings block = file.section(KEY, FORMER_KEYS);
+        SettingValues values = declared();
+        if (block != null) {
+            values = values.read(block);
+            block.refuseUnknown();
+        }
+        return new FlowHostSettings(flows, dataSources, providers, values);
+    };
 
     private final List<FlowConfig> flows;
     private final List<DataSourceConfig> dataSources;
@@ -48,14 +68,14 @@ public final class FlowHostSettings extends ComponentSettings {
         String user = values.get(FlowHostConfiguration.USER);
         String password = values.get(FlowHostConfiguration.PASSWORD);
         if (user != null && (password == null || password.isEmpty())) {
-            throw new ConfigurationException("Setting flowHostUser '" + user + "' needs flowHostPassword too"
+            throw new ConfigurationException("Setting flowHost.user '" + user + "' needs flowHost.password too"
                     + " (the flows log in as that user).");
         }
     }
 
-    /** Every setting {@link FlowHostConfiguration} declares, at its default; at the file's top level. */
+    /** Every setting {@link FlowHostConfiguration} declares, at its default; in the {@code flowHost:} block. */
     private static SettingValues declared() {
-        return SettingValues.defaults("", FlowHostConfiguration.class);
+        return SettingValues.defaults(KEY, FlowHostConfiguration.class);
     }
 
     /** No configured flows or data sources, anonymous in-VM, no deploying over the wire. */

@@ -17,7 +17,7 @@ public final class RemoteDeployDisabledException extends AdminException {
     RemoteDeployDisabledException() {
         super(REASON, "Remote deploy is disabled: this server refuses flow jars sent over the wire (a deployed flow "
                 + "runs code in the server with its rights). Deploy from the server's configuration (flows: in "
-                + "wharf.yaml), or set remoteDeploy: true there and restart the server if everyone with the admin "
+                + "wharf.yaml), or set remoteDeploy: true under flowHost: there and restart the server if everyone with the admin "
                 + "permission may run code in it.");
     }
 }

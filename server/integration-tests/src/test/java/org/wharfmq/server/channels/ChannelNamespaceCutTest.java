@@ -83,10 +83,10 @@ class ChannelNamespaceCutTest {
         try (NamespaceNetwork network = NamespaceNetwork.open(dir, IDS)) {
             try {
                 Path security = Files.writeString(dir.resolve("security.yaml"), "allowAnonymous: true\n");
-                ServerProcess qm2 = launch(network, QM2, ports[QM2], "name: QM2\nautoCreate: false\nsecurityFile: "
+                ServerProcess qm2 = launch(network, QM2, ports[QM2], "name: QM2\nautoCreate: false\nsecurity:\n  file: "
                         + security + "\nqueues:\n  - name: ORDERS\n"
                         + "channels:\n  - name: " + CHANNEL + "\n    type: receiver\n    partnerQueueManager: QM1\n");
-                ServerProcess qm1 = launch(network, QM1, ports[QM1], "name: QM1\nautoCreate: false\nsecurityFile: "
+                ServerProcess qm1 = launch(network, QM1, ports[QM1], "name: QM1\nautoCreate: false\nsecurity:\n  file: "
                         + security + "\nqueues:\n  - name: QM2\n    usage: transmission\n"
                         + "  - name: ORDERS\n    type: remote\n    remoteQueue: ORDERS\n    remoteQueueManager: QM2\n"
                         + "channels:\n  - name: " + CHANNEL + "\n    type: sender\n"

@@ -342,7 +342,11 @@ class WharfCommandTest {
         assertTrue(err.contains("User 'alice' already exists") && err.contains("wharf user passwd alice"), err);
     }
 
-    /** wharf server with a securityFile: a user added by wharf user logs in, a wrong password is refused. */
+    /**
+     * wharf server with a security file: a user added by wharf user logs in, a wrong password is refused. The file is
+     * named as earlier versions did (the top-level securityFile): it works, and the server says on stderr, before it is
+     * ready, where the key has moved.
+     */
     @Test
     void serverAuthenticatesTheUsersOfItsSecurityFile() throws Exception {
         Path security = dir.resolve("security.yaml");
@@ -356,6 +360,12 @@ class WharfCommandTest {
             assertNotNull(ready, "the server exited before it was ready");
             Matcher url = Pattern.compile("ready on (tcp://\\S+)").matcher(ready);
             assertTrue(url.find(), ready);
+            // printed before ready, so in the pipe by now: read what is there, without waiting for more
+            java.io.InputStream stderr = process.getErrorStream();
+            String before = new String(stderr.readNBytes(stderr.available()), StandardCharsets.UTF_8);
+            assertTrue(before.contains("wharf: warning: Setting 'securityFile' in " + config + " at line 3 has moved to "
+                    + "'security.file' (as 'file' under 'security:'); read at its old place for now: move it there."
+                    + System.lineSeparator()), before);
             javax.jms.ConnectionFactory factory = new org.wharfmq.jms.WharfConnectionFactory(url.group(1));
             factory.createConnection("alice", "alice-pw").close();
             javax.jms.JMSSecurityException wrong = org.junit.jupiter.api.Assertions.assertThrows(

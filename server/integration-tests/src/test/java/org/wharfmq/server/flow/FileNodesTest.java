@@ -538,7 +538,7 @@ class FileNodesTest {
         startServer(List.of());
         IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> deploy(() ->
                 FlowDefinition.builder("files").node("in", lineInput()).build()));
-        assertTrue(e.getMessage().contains("setting fileDirectories in wharf.yaml: none"), e.getMessage());
+        assertTrue(e.getMessage().contains("setting flowHost.fileDirectories in wharf.yaml: none"), e.getMessage());
     }
 
     private static List<String> names(Path directory) throws IOException {

@@ -85,7 +85,7 @@ class AdminCommandTest {
         assertEquals(declared, keys, "every setting Configuration declares, in its order, the TLS listener's (none), "
                 + "then the other components'");
         assertTrue(settings.get("http").isNull(), "no HTTP listener: " + settings);
-        assertFalse(settings.get("remoteDeploy").asBoolean(), settings.toString());
+        assertFalse(settings.get("flowHost.remoteDeploy").asBoolean(), settings.toString());
         assertEquals(HierarchyConfiguration.MAX_PROXY_SUBSCRIPTIONS.defaultValue(),
                 settings.get("hierarchy.maxProxySubscriptions").asInt());
         assertEquals(config.maxQueues(), settings.get("maxQueues").asInt());

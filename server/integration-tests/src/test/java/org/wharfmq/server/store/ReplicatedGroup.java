@@ -304,7 +304,7 @@ final class ReplicatedGroup implements AutoCloseable {
         TestCertificates.Issued ca = TestCertificates.ca("replication-group");
         Path trust = TestCertificates.trustStore(dir.resolve("ca.p12"), ca.certificate());
         // clients from another address (a network namespace's) are anonymous too, as local ones are without users
-        String security = network.clientsLocal() ? "" : "securityFile: "
+        String security = network.clientsLocal() ? "" : "security:\n  file: "
                 + Files.writeString(dir.resolve("security.yaml"), "allowAnonymous: true\n") + "\n";
         StringBuilder block = new StringBuilder();
         for (int i = 0; i < 3; i++) {

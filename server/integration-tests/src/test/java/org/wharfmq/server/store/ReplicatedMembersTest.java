@@ -428,7 +428,7 @@ class ReplicatedMembersTest {
             Path keys = TestCertificates.issue(ca, "CN=" + IDS[i] + ",O=Wharf Test", Duration.ofDays(1), "127.0.0.1")
                     .pkcs12(dir.resolve(IDS[i] + ".p12"));
             configs[i] = Files.writeString(dir.resolve(IDS[i] + ".yaml"), "maxMessageLength: 1048576\n"
-                    + "securityFile: " + security + "\n"
+                    + "security:\n  file: " + security + "\n"
                     + "http:\n"
                     + "  host: 127.0.0.1\n"
                     + "  port: " + httpPorts[i] + "\n"

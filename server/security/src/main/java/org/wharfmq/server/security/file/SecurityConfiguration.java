@@ -5,8 +5,8 @@ import org.wharfmq.server.config.Setting;
 import java.nio.file.Path;
 
 /**
- * The security module's settings and timings (docs/security.md): its key of config/wharf.yaml one {@link Setting},
- * which {@link SecuritySettings} reads and shows with no code of its own.
+ * The security module's settings and timings (docs/security.md): each key of its {@code security:} block of
+ * config/wharf.yaml one {@link Setting}, which {@link SecuritySettings} reads and shows with no code of its own.
  */
 public final class SecurityConfiguration {
 
@@ -15,7 +15,7 @@ public final class SecurityConfiguration {
      * clients on the server's machine may connect, anonymously. A relative name is taken from the configuration file's
      * directory (security.yaml beside wharf.yaml).
      */
-    public static final Setting<Path> SECURITY_FILE = Setting.file("securityFile");
+    public static final Setting<Path> SECURITY_FILE = Setting.file("file");
 
     /**
      * How often the security file's modification time is checked, in ms: {@value}. A changed file is read again and

@@ -74,7 +74,7 @@ public record SecurityFile(Map<String, Authenticator.User> users, Map<X500Princi
         try {
             text = Files.readString(file);
         } catch (NoSuchFileException e) {
-            throw new ConfigurationException("Security file " + file + " does not exist (setting securityFile).");
+            throw new ConfigurationException("Security file " + file + " does not exist (setting security.file).");
         } catch (IOException e) {
             throw new ConfigurationException("Cannot read security file " + file + ": " + e, e);
         }
