@@ -118,6 +118,12 @@ public final class ClientConfiguration {
     /** Size of the buffer a socket write is staged in: {@value}; it grows for a large batch, and is replaced after. */
     public static final int STAGED_BUFFER_BYTES = 16 * 1024;
 
+    /**
+     * Bytes a link on a {@code NetworkLoop} may hold written and not yet taken by its socket before it reports itself
+     * not writable: {@value}; it is writable again below half of it. Its writer holds back meanwhile.
+     */
+    public static final int LOOP_LINK_WATER_MARK_BYTES = 64 * 1024;
+
     private ClientConfiguration() {
     }
 }

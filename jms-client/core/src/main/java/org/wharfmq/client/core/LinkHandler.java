@@ -4,6 +4,7 @@ import org.wharfmq.client.core.transport.BrokerAddress;
 import org.wharfmq.client.core.transport.ClientTls;
 import org.wharfmq.client.core.transport.FrameLink;
 import org.wharfmq.client.core.transport.FrameListener;
+import org.wharfmq.client.core.transport.NetworkLoop;
 import org.wharfmq.client.core.transport.Transport;
 import org.wharfmq.protocol.Heartbeat;
 import org.wharfmq.protocol.ProtocolVersion;
@@ -71,11 +72,24 @@ public final class LinkHandler implements FrameListener, ServerFrameHandler {
                                      IntSupplier generation,
                                      PendingRequests requests, ConsumerRegistry consumers, LinkEvents events)
             throws ClientException {
+        return open(address, tls, user, password, clientName, heartbeatMillis, helloFlags, connectTimeoutMillis,
+                generation, requests, consumers, events, null);
+    }
+
+    /**
+     * Opens one link as {@link #open(BrokerAddress, ClientTls, String, String, String, int, int, int, IntSupplier,
+     * PendingRequests, ConsumerRegistry, LinkEvents)} does, a {@code tcp://} one on {@code loop} (a link whose writes
+     * never block: {@link NetworkLoop}) when it is not null.
+     */
+    public static ConnectedLink open(BrokerAddress address, ClientTls tls, String user, String password, String clientName,
+                                     int heartbeatMillis, int helloFlags, int connectTimeoutMillis,
+                                     IntSupplier generation, PendingRequests requests, ConsumerRegistry consumers,
+                                     LinkEvents events, NetworkLoop loop) throws ClientException {
         // PLAIN (a password in clear) only over TLS
         ClientHandshake handshake = new ClientHandshake(user, password, address.isTls(),
                 address.isTls() && tls.keyStore() != null, address.toString());
         LinkHandler handler = new LinkHandler(handshake, requests, consumers, events);
-        FrameLink link = Transport.connect(address, tls, handler, connectTimeoutMillis);
+        FrameLink link = Transport.connect(address, tls, handler, connectTimeoutMillis, loop);
         handshake.link(link);
         Frame.HelloOk ok;
         try {

@@ -26,6 +26,7 @@ import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.locks.LockSupport;
 import java.util.function.IntConsumer;
+import java.util.function.Predicate;
 
 /**
  * Takes the messages of one queue inside the queue manager for the queue manager's own code (a sender channel takes
@@ -42,7 +43,8 @@ import java.util.function.IntConsumer;
  * own (the taker, which alone waits in {@link #next}), never that loop: each hops to the loop, and a request
  * ({@link #consume}, {@link #prepare}, {@link #commit}, {@link #rollback}, {@link #close}) waits for its answer (the
  * journal's, for a prepare or a commit); credit and acknowledgements do not wait, and the loop runs them in the order
- * they were made, before any later request.
+ * they were made, before any later request. A {@link #takeAsDelivered} taker runs on the delivering threads instead,
+ * and may {@link #poll} and acknowledge there, one thread at a time (the caller's own lock sees to that).
  */
 public final class InProcessTakes implements AutoCloseable {
 
@@ -68,6 +70,11 @@ public final class InProcessTakes implements AutoCloseable {
      */
     private volatile Thread waiting;
     private volatile String deletedBecause;
+    /**
+     * What takes deliveries on the thread that delivers them, as each burst arrives ({@link #takeAsDelivered}), before
+     * the taker is woken for what it leaves; null: none.
+     */
+    private volatile Runnable directTaker;
     /** The session: made, used and closed on {@link #loop} alone. */
     private BrokerSession session;
 
@@ -102,6 +109,11 @@ public final class InProcessTakes implements AutoCloseable {
                 SESSION, CONSUMER, WireDestination.queue(queue), null, credit, 0, null)), timeoutMillis);
     }
 
+    /** The event loop of the session, where {@link #credit}, {@link #acknowledge} and the requests run. */
+    public EventLoop loop() {
+        return loop;
+    }
+
     /**
      * The next message taken, waiting up to {@code millis} (negative: without limit); null when none came.
      *
@@ -115,19 +127,70 @@ public final class InProcessTakes implements AutoCloseable {
             if (millis >= 0 && left <= 0) {
                 return null;
             }
-            waiting = Thread.currentThread();
-            if (arrivals.isEmpty()) { // looked at after saying so: a flush that added one since wakes this thread
-                if (millis < 0) {
-                    LockSupport.park(this);
-                } else {
-                    LockSupport.parkNanos(this, left);
-                }
-            }
-            waiting = null;
-            if (Thread.interrupted()) {
-                throw new InterruptedException();
+            park(millis < 0 ? -1 : left);
+        }
+        return taken(next);
+    }
+
+    /**
+     * Waits until something is there for {@link #next}, {@code nanos} (negative: without limit) have passed, or the
+     * thread is unparked; returns at once when something is there already.
+     */
+    public void await(long nanos) throws InterruptedException {
+        if (arrivals.isEmpty()) {
+            park(nanos);
+        }
+    }
+
+    /** Ends the wait of the taker in {@link #await} or {@link #next} (it looks again at what it waits for). */
+    private void wake() {
+        Thread taker = waiting;
+        if (taker != null) {
+            LockSupport.unpark(taker);
+        }
+    }
+
+    /**
+     * Takes the next message without waiting if it is there and {@code takeIt} accepts it; null otherwise (nothing
+     * there, the queue deleted, or a message {@code takeIt} leaves for {@link #next}). For one thread at a time:
+     * the taker's, or a {@link #takeAsDelivered} taker the taker lets run.
+     */
+    public Taken poll(Predicate<Taken> takeIt) {
+        Object next = arrivals.peek();
+        if (next instanceof Taken t && takeIt.test(t)) {
+            arrivals.poll();
+            return t;
+        }
+        return null;
+    }
+
+    /**
+     * Runs {@code taker} on the thread that delivers each burst of messages (whatever thread put them on the queue,
+     * with no lock held), before the taker's thread is woken, which it then is only if messages are left for
+     * {@link #next}: the taker may {@link #poll} some itself, with no thread woken. It must never block (it runs on
+     * event loops) and must let one thread at a time take. Null: none again.
+     */
+    public void takeAsDelivered(Runnable taker) {
+        this.directTaker = taker;
+    }
+
+    /** Parks the taker's thread up to {@code nanos} (negative: without limit) unless something arrived. */
+    private void park(long nanos) throws InterruptedException {
+        waiting = Thread.currentThread();
+        if (arrivals.isEmpty()) { // looked at after saying so: a flush that added one since wakes this thread
+            if (nanos < 0) {
+                LockSupport.park(this);
+            } else {
+                LockSupport.parkNanos(this, nanos);
             }
         }
+        waiting = null;
+        if (Thread.interrupted()) {
+            throw new InterruptedException();
+        }
+    }
+
+    private Taken taken(Object next) {
         if (next == QUEUE_DELETED) {
             arrivals.add(QUEUE_DELETED);
             throw new WharfException(ErrorCode.UNKNOWN_DESTINATION, deletedBecause);
@@ -244,10 +307,14 @@ public final class InProcessTakes implements AutoCloseable {
 
         @Override
         public void flush() {
-            Thread taker = waiting;
-            if (taker != null) {
-                LockSupport.unpark(taker);
+            Runnable direct = directTaker;
+            if (direct != null) {
+                direct.run();
+                if (arrivals.isEmpty()) {
+                    return; // all taken where they were delivered: the taker's thread sleeps on
+                }
             }
+            wake();
         }
 
         @Override

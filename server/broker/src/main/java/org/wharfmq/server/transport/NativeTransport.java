@@ -1,12 +1,16 @@
 package org.wharfmq.server.transport;
 
+import io.netty.channel.Channel;
+import io.netty.channel.EventLoop;
 import io.netty.channel.EventLoopGroup;
 import io.netty.channel.ServerChannel;
 import io.netty.channel.epoll.Epoll;
 import io.netty.channel.epoll.EpollEventLoopGroup;
 import io.netty.channel.epoll.EpollServerSocketChannel;
+import io.netty.channel.epoll.EpollSocketChannel;
 import io.netty.channel.nio.NioEventLoopGroup;
 import io.netty.channel.socket.nio.NioServerSocketChannel;
+import io.netty.channel.socket.nio.NioSocketChannel;
 
 import java.util.concurrent.ThreadFactory;
 
@@ -33,5 +37,10 @@ public enum NativeTransport {
     /** The listening socket class of this transport. */
     public Class<? extends ServerChannel> serverChannelClass() {
         return this == EPOLL ? EpollServerSocketChannel.class : NioServerSocketChannel.class;
+    }
+
+    /** The (client) socket channel class that may be registered on {@code loop}, one of the server's network loops. */
+    public static Class<? extends Channel> socketChannelClass(EventLoop loop) {
+        return loop.parent() instanceof EpollEventLoopGroup ? EpollSocketChannel.class : NioSocketChannel.class;
     }
 }

@@ -49,6 +49,11 @@ public final class ChannelsPlugin implements ServerPlugin {
         return running.messagesSent(name);
     }
 
+    /** How many messages sender {@code name} sent outside the batches from the threads that delivered them. */
+    long messagesSentAsDelivered(String name) {
+        return running.sender(name).messagesSentAsDelivered();
+    }
+
     /**
      * Test hooks, run on sender {@code name}'s thread: {@code afterPrepare} once a batch's removal from the
      * transmission queue is prepared, before the batch ends on the partner; {@code afterConfirm} after the partner has

@@ -2,6 +2,7 @@ package org.wharfmq.server.channels;
 
 import org.wharfmq.client.core.ClientException;
 import org.wharfmq.client.core.PendingRequests;
+import org.wharfmq.client.core.transport.NetworkLoop;
 import org.wharfmq.protocol.frame.ErrorCode;
 import org.wharfmq.protocol.frame.Frame;
 import org.wharfmq.protocol.frame.WireXid;
@@ -9,6 +10,7 @@ import org.wharfmq.protocol.message.MessageReader;
 import org.wharfmq.server.ServerPlugin.Host;
 import org.wharfmq.server.session.InProcessTakes;
 import org.wharfmq.server.session.InProcessTakes.Taken;
+import org.wharfmq.server.transport.NativeTransport;
 
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayDeque;
@@ -16,11 +18,16 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Deque;
 import java.util.List;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.LongAdder;
+import java.util.concurrent.locks.LockSupport;
+import java.util.concurrent.locks.ReentrantLock;
 
 /**
  * A sender channel: moves the messages of its transmission queue, in order, to the receiver of the same name on the
  * partner queue manager, in batches. Runs on a thread of its own ({@code wharf-channel-NAME}), which owns every field
- * but {@link #status}.
+ * but {@link #status} while it holds {@link #turn}: always, but while it waits in a stream of FAST messages
+ * ({@link #stream}), when the threads that deliver them may send them ({@link #takeAsDelivered}).
  *
  * <p>It takes its transmission queue inside the queue manager, through an in-process XA session of the queue
  * manager's own ({@link InProcessTakes}): each message comes to the channel's thread as the queue hands it over, with
@@ -38,7 +45,13 @@ import java.util.List;
  *
  * <p>With {@code nonPersistentSpeed} FAST agreed with the partner at CHANNEL_OPEN (IBM MQ's NPMSPEED FAST), a
  * non-persistent message that comes while no batch is being gathered goes at once, outside the batches
- * (CHANNEL_FAST_MESSAGE): no XA branch, no sequence number, no sync record, no journal write at either end. It is
+ * (CHANNEL_FAST_MESSAGE): no XA branch, no sequence number, no sync record, no journal write at either end. Over a
+ * {@code tcp://} partner connection, which runs on the event loop of the transmission queue's in-process session and
+ * whose writes never block ({@link NetworkLoop}), such a stream is sent by the threads that put its messages on the
+ * transmission queue, as they are delivered ({@link #takeAsDelivered}): no thread is woken per message, the channel's
+ * thread waits until a message must go in a batch, the acknowledgement is due, or nothing comes for the disconnect
+ * interval; a burst is written and flushed once. (An {@code ssl://} partner connection is a blocking socket: the
+ * channel's thread writes every message, as no event loop may block.) It is
  * acknowledged on the transmission queue (outside a branch) once the queue has stayed empty for
  * {@link ChannelConfiguration#FAST_SETTLE_MILLIS} after it or half the credit is out, before a batch's branch would
  * cover later deliveries, and before the in-process session closes, so it is never sent twice; one on its way when
@@ -67,6 +80,22 @@ final class SenderChannel implements Runnable {
     /** Where an operator's {@code reset channel} waits for the next open. */
     private final SenderResets resets;
     private final Thread thread;
+    /**
+     * Who sends and owns the fields below: the channel's thread holds it but while it waits in {@link #stream}, when a
+     * thread that delivers a burst of FAST messages takes it to send them ({@link #takeAsDelivered}).
+     */
+    private final ReentrantLock turn = new ReentrantLock();
+    /** True while the channel's thread waits in {@link #stream} with {@link #turn} let go; written under it. */
+    private volatile boolean streaming;
+    /** When the last message went outside the batches ({@link System#nanoTime}). */
+    private long lastOutsideBatchNanos;
+    /**
+     * Whether the channel's thread waits in {@link #stream} for the disconnect interval (nothing to acknowledge when it
+     * began): a delivering thread that leaves something to acknowledge wakes it, for the settle delay's wait.
+     */
+    private boolean waitsLong;
+    /** The messages {@link #takeAsDelivered} sent (tests read it). */
+    private final LongAdder sentAsDelivered = new LongAdder();
     private volatile boolean stopping;
     private volatile State status = State.STARTING;
     /** Why the channel stopped by itself (its partner cannot take a batch), and the fix; null otherwise. */
@@ -134,6 +163,11 @@ final class SenderChannel implements Runnable {
         return sent.messages();
     }
 
+    /** How many messages the threads that delivered them sent outside the batches ({@link #takeAsDelivered}). */
+    long messagesSentAsDelivered() {
+        return sentAsDelivered.sum();
+    }
+
     /** Test hooks ({@link #afterPrepare}, {@link #afterConfirm}). */
     void hooks(Runnable afterPrepare, Runnable afterConfirm) {
         this.afterPrepare = afterPrepare;
@@ -142,6 +176,15 @@ final class SenderChannel implements Runnable {
 
     @Override
     public void run() {
+        turn.lock(); // let go only while waiting in a stream of FAST messages
+        try {
+            runHoldingTheTurn();
+        } finally {
+            turn.unlock();
+        }
+    }
+
+    private void runHoldingTheTurn() {
         long backoff = definition.retryMillis();
         while (!stopping) {
             try {
@@ -214,6 +257,10 @@ final class SenderChannel implements Runnable {
         while (next != null || !outstanding.isEmpty()) {
             if (fast && next != null && !MessageReader.persistentOf(next.message())) {
                 sendOutsideBatch(next); // whatever batches are on their way: it overtakes them
+                if (outstanding.isEmpty() && partner.writesWithoutBlocking()) {
+                    next = stream(); // the next one left to this thread; null: nothing came, the channel ends
+                    continue;
+                }
                 // a busy stream's next message comes within the settle delay, and the acknowledgement waits for more
                 boolean mayWait = outstanding.isEmpty() && unsettled < settleEvery;
                 next = local.next(mayWait ? ChannelConfiguration.FAST_SETTLE_MILLIS : 0);
@@ -253,11 +300,95 @@ final class SenderChannel implements Runnable {
             d.message().release(); // not sent: it goes back to the transmission queue as the session closes
             partner.checkOpen();
         }
+        writeOutsideBatch(d);
+    }
+
+    private void writeOutsideBatch(Taken d) {
         long bytes = d.message().readableBytes(); // before the frame owns it
         unsettledUpTo = d.deliveryId();
         unsettled++;
+        lastOutsideBatchNanos = System.nanoTime();
         partner.write(new Frame.ChannelFastMessage(d.message())); // as stored; the frame owns it
         sent.addOutsideBatch(bytes);
+    }
+
+    /**
+     * Waits while the threads that deliver the transmission queue's messages send the non-persistent ones outside the
+     * batches themselves ({@link #takeAsDelivered}), {@link #turn} let go meanwhile; acknowledges what went once the
+     * queue has stayed empty {@link ChannelConfiguration#FAST_SETTLE_MILLIS} (and the partner connection holds no
+     * more than its limit unwritten: the queue hands out no more than the credit meanwhile, which bounds what waits
+     * there). Called with nothing on its way in a batch.
+     *
+     * @return the next message they left to this thread (a persistent one, one that came while the partner
+     * connection was lost), or null once nothing has come for {@code disconnectIntervalMillis}
+     */
+    private Taken stream() throws Exception {
+        long settleNanos = TimeUnit.MILLISECONDS.toNanos(ChannelConfiguration.FAST_SETTLE_MILLIS);
+        long idleNanos = TimeUnit.MILLISECONDS.toNanos(definition.disconnectIntervalMillis());
+        while (true) {
+            Taken next = local.next(0);
+            if (next != null) {
+                return next;
+            }
+            long quiet = System.nanoTime() - lastOutsideBatchNanos;
+            if (unsettled > 0 && quiet >= settleNanos && partner.isWritable()) {
+                settleOutsideBatch(); // the queue stayed empty: off it for good
+            }
+            if (unsettled == 0 && quiet >= idleNanos) {
+                return null;
+            }
+            long wait = unsettled == 0 ? idleNanos - quiet : quiet < settleNanos ? settleNanos - quiet : settleNanos;
+            waitsLong = unsettled == 0;
+            streaming = true;
+            turn.unlock();
+            try {
+                local.await(wait);
+            } finally {
+                turn.lock();
+                streaming = false;
+            }
+        }
+    }
+
+    /**
+     * Runs on the thread that delivered a burst of the transmission queue's messages (an event loop of this queue
+     * manager, with no lock held) while the channel's thread waits in {@link #stream}: writes each non-persistent
+     * message at the head of what was delivered to the partner outside the batches, and acknowledges them once half
+     * the credit is out and the partner connection takes more. Never blocks: the partner connection's writes do not
+     * ({@link NetworkLoop}), and the turn is only tried. What it leaves (a persistent message, anything while the
+     * connection is lost, all of it when the channel's thread has the turn) wakes the channel's thread.
+     */
+    private void takeAsDelivered() {
+        if (!streaming || !turn.tryLock()) {
+            return;
+        }
+        boolean wake = false;
+        try {
+            if (!streaming) {
+                return;
+            }
+            Taken d;
+            while ((d = local.poll(this::goesAsDelivered)) != null) {
+                writeOutsideBatch(d); // a loss since the test: written into the lost connection, lost as FAST allows
+                sentAsDelivered.increment();
+                if (unsettled >= settleEvery && partner.isWritable()) {
+                    settleOutsideBatch();
+                }
+            }
+            if (waitsLong && unsettled > 0) {
+                waitsLong = false;
+                wake = true; // to acknowledge these once the queue stays empty the settle delay
+            }
+        } finally {
+            turn.unlock();
+        }
+        if (wake) {
+            LockSupport.unpark(thread); // a permit: not lost if it has not parked yet
+        }
+    }
+
+    private boolean goesAsDelivered(Taken d) {
+        return !MessageReader.persistentOf(d.message()) && partner.isOpen();
     }
 
     /**
@@ -383,12 +514,15 @@ final class SenderChannel implements Runnable {
 
     private void openLocal() {
         local = host.takeMessages();
+        local.takeAsDelivered(this::takeAsDelivered);
     }
 
     private void connectPartner() throws ClientException, InterruptedException {
+        // on the in-process session's loop: writes from the threads that deliver, acknowledgements, on one loop
+        NetworkLoop loop = new NetworkLoop(local.loop(), NativeTransport.socketChannelClass(local.loop()));
         partner = CoreLink.open(definition.connection(), definition.tls(), definition.user(), definition.password(),
                 "channel " + definition.name() + " from " + queueManager, definition.heartbeatMillis(),
-                definition.connectTimeoutMillis());
+                definition.connectTimeoutMillis(), loop);
         Long reset = resets.pending(definition.name());
         boolean askFast = definition.nonPersistentSpeed() == ChannelDefinition.NonPersistentSpeed.FAST;
         Frame.ChannelStatus status = partner.call(id -> new Frame.ChannelOpen(id, definition.name(), queueManager,

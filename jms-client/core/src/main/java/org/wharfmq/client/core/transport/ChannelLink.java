@@ -18,8 +18,9 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 
 /**
- * A {@link FrameLink} over a Netty channel: the in-VM transport's local channel, whose pipeline
- * {@link Transport} builds (decoder, encoder, idle-state handler, then {@link #inbound()}).
+ * A {@link FrameLink} over a Netty channel: the in-VM transport's local channel, or a socket channel on a
+ * {@link NetworkLoop}, whose pipeline {@link Transport} builds (decoder, encoder, idle-state handler, then
+ * {@link #inbound()}). Writing never blocks: what the socket cannot take waits in the channel's outbound buffer.
  *
  * <p>Frames from application threads go into a multi-producer queue; the first frame of a batch schedules a
  * drain task on the channel's event loop, which writes everything queued and flushes once. The frames of many
@@ -108,6 +109,16 @@ final class ChannelLink implements FrameLink {
     @Override
     public boolean isOpen() {
         return channel.isActive();
+    }
+
+    @Override
+    public boolean writesWithoutBlocking() {
+        return true;
+    }
+
+    @Override
+    public boolean isWritable() {
+        return channel.isWritable();
     }
 
     @Override

@@ -12,7 +12,8 @@ import org.wharfmq.protocol.frame.Frame;
  * once written.
  *
  * <p>Two implementations: {@link SocketLink} for {@code tcp://} (a blocking socket that the writing thread writes
- * itself, and a reader thread of its own) and {@link ChannelLink} for {@code vm://} (a Netty local channel).
+ * itself, and a reader thread of its own) and {@link ChannelLink} for {@code vm://} (a Netty local channel) and for
+ * {@code tcp://} on a {@link NetworkLoop} (a Netty socket channel, whose writes never block).
  */
 public interface FrameLink {
 
@@ -116,6 +117,24 @@ public interface FrameLink {
 
     /** Whether the link is still open. */
     boolean isOpen();
+
+    /**
+     * Whether {@link #write} never blocks the writing thread (a link on a {@link NetworkLoop}): what the socket cannot
+     * take yet waits in the link, so an event loop may write it. False for a blocking socket, whose writer waits while
+     * the socket is full.
+     */
+    default boolean writesWithoutBlocking() {
+        return false;
+    }
+
+    /**
+     * Whether the link takes more without holding more than its limit in waiting: false while the bytes written and
+     * not yet taken by the socket are over it (a link that {@link #writesWithoutBlocking}; a blocking one is always
+     * writable, its writer waits instead). A writer that may not wait holds back what it would write next until true.
+     */
+    default boolean isWritable() {
+        return true;
+    }
 
     /**
      * Closes the link, dropping frames not yet written, and waits up to {@code waitMillis} for the listener's

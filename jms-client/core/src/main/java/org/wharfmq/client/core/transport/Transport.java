@@ -4,12 +4,15 @@ import io.netty.bootstrap.Bootstrap;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelFuture;
 import io.netty.channel.ChannelInitializer;
+import io.netty.channel.ChannelOption;
+import io.netty.channel.WriteBufferWaterMark;
 import io.netty.channel.local.LocalAddress;
 import io.netty.channel.local.LocalChannel;
 import io.netty.handler.timeout.IdleStateHandler;
 import org.wharfmq.protocol.frame.FrameDecoder;
 import org.wharfmq.protocol.frame.FrameEncoder;
 
+import org.wharfmq.client.core.ClientConfiguration;
 import org.wharfmq.client.core.ClientException;
 import javax.net.ssl.SSLException;
 import java.io.IOException;
@@ -47,6 +50,29 @@ public final class Transport {
      */
     public static FrameLink connect(BrokerAddress address, ClientTls tls, FrameListener listener, int connectTimeoutMillis)
             throws ClientException {
+        return connect(address, tls, listener, connectTimeoutMillis, null);
+    }
+
+    /**
+     * Connects as {@link #connect(BrokerAddress, ClientTls, FrameListener, int)}, a {@code tcp://} address on
+     * {@code loop} when one is given: a link whose writes never block ({@link NetworkLoop}). TLS and in-VM addresses
+     * ignore {@code loop}.
+     */
+    public static FrameLink connect(BrokerAddress address, ClientTls tls, FrameListener listener, int connectTimeoutMillis,
+                                    NetworkLoop loop) throws ClientException {
+        if (loop != null && !address.isInVm() && !address.isTls()) {
+            ChannelLink link = new ChannelLink(listener);
+            Bootstrap bootstrap = new Bootstrap()
+                    .group(loop.group())
+                    .channel(loop.channelClass())
+                    .option(ChannelOption.CONNECT_TIMEOUT_MILLIS, connectTimeoutMillis)
+                    .option(ChannelOption.TCP_NODELAY, true)
+                    .option(ChannelOption.SO_KEEPALIVE, true)
+                    .option(ChannelOption.WRITE_BUFFER_WATER_MARK, new WriteBufferWaterMark(
+                            ClientConfiguration.LOOP_LINK_WATER_MARK_BYTES / 2, ClientConfiguration.LOOP_LINK_WATER_MARK_BYTES))
+                    .handler(pipeline(link));
+            return connected(link, bootstrap.connect(address.host(), address.port()), address, connectTimeoutMillis);
+        }
         if (!address.isInVm()) {
             try {
                 return SocketLink.connect(address.host(), address.port(), address.isTls() ? tls : null, listener,
@@ -61,18 +87,29 @@ public final class Transport {
         Bootstrap bootstrap = new Bootstrap()
                 .group(EventLoops.inVm())
                 .channel(LocalChannel.class)
-                .handler(new ChannelInitializer<>() {
-                    @Override
-                    protected void initChannel(Channel ch) {
-                        ch.pipeline().addLast("decoder", new FrameDecoder(MAX_INBOUND_FRAME));
-                        ch.pipeline().addLast("encoder", FrameEncoder.INSTANCE);
-                        ch.pipeline().addLast(IDLE_HANDLER, new IdleStateHandler(0, 0, 0));
-                        ch.pipeline().addLast("client", link.inbound());
-                    }
-                });
-        ChannelFuture future = bootstrap.connect(new LocalAddress(address.host()));
+                .handler(pipeline(link));
         // a local connect completes or fails at once; the wait is only for the event loop to run it
-        if (!future.awaitUninterruptibly(connectTimeoutMillis)) {
+        return connected(link, bootstrap.connect(new LocalAddress(address.host())), address, connectTimeoutMillis);
+    }
+
+    /** The pipeline of a link over a Netty channel: frames in and out, the idle-state handler, then {@code link}. */
+    private static ChannelInitializer<Channel> pipeline(ChannelLink link) {
+        return new ChannelInitializer<>() {
+            @Override
+            protected void initChannel(Channel ch) {
+                ch.pipeline().addLast("decoder", new FrameDecoder(MAX_INBOUND_FRAME));
+                ch.pipeline().addLast("encoder", FrameEncoder.INSTANCE);
+                ch.pipeline().addLast(IDLE_HANDLER, new IdleStateHandler(0, 0, 0));
+                ch.pipeline().addLast("client", link.inbound());
+            }
+        };
+    }
+
+    /** {@code link} once {@code future} connected it, within {@code connectTimeoutMillis}. */
+    private static ChannelLink connected(ChannelLink link, ChannelFuture future, BrokerAddress address,
+                                        int connectTimeoutMillis) throws ClientException {
+        // a TCP connect ends by its own CONNECT_TIMEOUT_MILLIS; the wait's margin lets it say so itself
+        if (!future.awaitUninterruptibly(connectTimeoutMillis + (address.isInVm() ? 0L : 1_000L))) {
             future.cancel(false);
             throw failure(address, "no connection within " + connectTimeoutMillis + " ms (connectTimeout)", null);
         }
@@ -106,6 +143,9 @@ public final class Transport {
         }
         if (cause instanceof ConnectException) {
             String message = cause.getMessage();
+            if (message != null && message.contains("Connection refused")) {
+                return "Connection refused"; // Netty's says "finishConnect(..) failed: Connection refused: ADDRESS"
+            }
             // some platforms append the address ("No route to host: host/1.2.3.4:7414"); the URL already says it
             int colon = message == null ? -1 : message.indexOf(':');
             return message == null ? "Connection refused" : colon > 0 ? message.substring(0, colon) : message;
