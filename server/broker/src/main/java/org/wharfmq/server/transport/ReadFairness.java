@@ -19,7 +19,10 @@ import java.util.function.LongSupplier;
  * work is the same either way; what changes is that no connection waits more than a turn of each busy one.
  *
  * <p>Frames keep their order: once any is held, later ones queue behind it, including those the decoder still
- * takes out of bytes already read. Owned by the connection's event loop; every method runs there.
+ * takes out of bytes already read. A peer that goes away while frames are held has still sent them: they are
+ * processed, in their turns, before the close is passed on (its acknowledgements count: a client killed after
+ * acknowledging must not get those messages again); only a connection the server closes for a failure drops them.
+ * Owned by the connection's event loop; every method runs there.
  *
  * <p>(Not to be confused with the JMS client's read turn, which says which application thread reads a socket.)
  */
@@ -30,6 +33,8 @@ final class ReadFairness extends ChannelInboundHandlerAdapter {
     private final ArrayDeque<Object> held = new ArrayDeque<>();
     /** Whether frames are being processed now, since {@link #turnStart} (by {@link #clock}). */
     private boolean inTurn;
+    /** Whether the connection closed while frames were held: passed on after the last of them. */
+    private boolean inactiveAfterHeld;
     private long turnStart;
     private ChannelHandlerContext ctx;
     private final Runnable resume = this::resume;
@@ -74,8 +79,9 @@ final class ReadFairness extends ChannelInboundHandlerAdapter {
 
     /** Processes held frames for one turn; schedules another if some are left, else reads again. */
     private void resume() {
-        if (!ctx.channel().isActive()) {
-            releaseHeld(); // closed meanwhile: nobody is left to answer these
+        if (ProtocolFailures.isClosing(ctx)) {
+            releaseHeld(); // closed for a failure: later frames are dropped unprocessed
+            passOnInactive();
             return;
         }
         inTurn = true;
@@ -91,15 +97,28 @@ final class ReadFairness extends ChannelInboundHandlerAdapter {
         }
         inTurn = false;
         ctx.fireChannelReadComplete();
-        if (!ProtocolFailures.isClosing(ctx)) {
+        if (inactiveAfterHeld) {
+            passOnInactive();
+        } else if (!ProtocolFailures.isClosing(ctx)) {
             ctx.channel().config().setAutoRead(true);
         }
     }
 
     @Override
     public void channelInactive(ChannelHandlerContext ctx) {
-        releaseHeld();
-        ctx.fireChannelInactive();
+        if (held.isEmpty() || ProtocolFailures.isClosing(ctx)) {
+            releaseHeld();
+            ctx.fireChannelInactive();
+        } else {
+            inactiveAfterHeld = true; // the resume already queued takes up the rest, then passes the close on
+        }
+    }
+
+    private void passOnInactive() {
+        if (inactiveAfterHeld) {
+            inactiveAfterHeld = false;
+            ctx.fireChannelInactive();
+        }
     }
 
     @Override

@@ -30,6 +30,12 @@ class ReadFairnessTest {
         long costPerFrame;
         final List<Object> frames = new ArrayList<>();
         int readCompletes;
+        int inactives;
+
+        @Override
+        public void channelInactive(ChannelHandlerContext ctx) {
+            inactives++;
+        }
 
         @Override
         public void channelRead(ChannelHandlerContext ctx, Object msg) {
@@ -95,18 +101,34 @@ class ReadFairnessTest {
     }
 
     @Test
-    void heldMessagesAreReleasedWhenTheConnectionCloses() {
+    void framesHeldWhenThePeerGoesAwayAreProcessedBeforeTheCloseIsPassedOn() {
+        recorder.costPerFrame = 2_000;
+        read("ack 1", "ack 2", "ack 3");
+        assertEquals(List.of("ack 1"), recorder.frames);
+
+        channel.pipeline().fireChannelInactive(); // the peer was killed after writing all three
+        assertEquals(0, recorder.inactives, "the close waits for the frames read before it");
+
+        channel.runPendingTasks();
+        assertEquals(List.of("ack 1", "ack 2", "ack 3"), recorder.frames, "what the peer sent before it went away counts");
+        assertEquals(1, recorder.inactives, "then the close is passed on, once");
+        assertFalse(channel.hasPendingTasks());
+    }
+
+    @Test
+    void heldMessagesAreReleasedWhenTheServerClosesForAFailure() {
         recorder.costPerFrame = 2_000;
         ByteBuf first = Unpooled.buffer().writeInt(1);
         ByteBuf held = Unpooled.buffer().writeInt(2);
         read(new Frame.Send(0, 1, 1, first), new Frame.Send(0, 1, 1, held));
         assertEquals(1, recorder.frames.size());
 
-        channel.pipeline().fireChannelInactive(); // the peer went away before the held frame's turn
+        ProtocolFailures.protocolError(channel.pipeline().firstContext(), "a test's failure");
         channel.runPendingTasks();
 
         assertEquals(0, held.refCnt(), "a frame that was never processed must not leak its message");
-        assertEquals(1, recorder.frames.size(), "nothing is processed after the close");
+        assertEquals(1, recorder.frames.size(), "nothing is processed after a close for a failure");
+        assertEquals(1, recorder.inactives);
         first.release();
     }
 }
