@@ -45,10 +45,10 @@ public final class FrameDecoder extends LengthFieldBasedFrameDecoder {
     protected Object decode(ChannelHandlerContext ctx, ByteBuf in) throws Exception {
         ByteBuf frame = (ByteBuf) super.decode(ctx, in);
         if (frame == null) {
-            cumulator.frameAhead(largeFrameAt(in));
+            cumulator.frameAhead(largeFrameAt(in), in.readableBytes());
             return null;
         }
-        cumulator.frameAhead(0);
+        cumulator.frameAhead(0, 0);
         try {
             return decodeFrame(frame);
         } finally {

@@ -20,8 +20,12 @@ import io.netty.buffer.ByteBufAllocator;
  * size class (its length rounded up to an eighth of its highest power of two, so that a message in it does not keep
  * more than a quarter beyond itself alive and is not copied when it waits), else of a new slab in a place that is
  * empty or holds a free slab of another size. New slabs count against the JVM's {@link LargeFrameMemory}. When every
- * place holds a slab in use (messages of earlier frames still wait in queues) or the limit leaves no room, there is
- * none: the caller grows the frame as its bytes come ({@link #grownCapacity}).
+ * place holds a slab in use (messages of earlier frames still wait in queues) or the limit leaves no room (a 20 MB
+ * frame on the third connection, a 100 MB one on any), {@link #takeWhole} gives the frame a buffer of exactly its
+ * length, not kept, whose bytes still to come count as ahead of their arrival ({@link LargeFrameMemory#tryAhead})
+ * until they come ({@link #missing}). Only when that too is refused does the caller grow the frame as its bytes come
+ * ({@link #grownCapacity}): grown by doubling, a 100 MB frame was copied about 1.2 times over and took 220 MB of new,
+ * zeroed memory.
  *
  * <p>Not thread-safe: owned by one connection's reader (a server connection's event loop, a client link's read turn).
  * Only the owner hands out slices, so a slab it sees free stays free until it hands it out.
@@ -36,6 +40,8 @@ public final class LargeFrameBuffers {
     private final LargeFrameMemory memory;
     /** Each slab's own reference, or null. */
     private final ByteBuf[] slabs = new ByteBuf[SLABS];
+    /** Bytes of the frame in a buffer from {@link #takeWhole} counted as ahead of their arrival, and not yet come. */
+    private long ahead;
 
     /** A connection's buffers, counted against {@code memory}. */
     public LargeFrameBuffers(LargeFrameMemory memory) {
@@ -79,8 +85,38 @@ public final class LargeFrameBuffers {
         return slab.retainedSlice(0, size).clear();
     }
 
+    /**
+     * An empty buffer of exactly {@code frameBytes} for a frame of which {@code haveBytes} have come, not kept: for
+     * when {@link #take} has none. The bytes still to come count as ahead of their arrival until {@link #missing}
+     * says they came. Null when the JVM's {@link LargeFrameMemory} refuses them (other frames are ahead).
+     */
+    ByteBuf takeWhole(ByteBufAllocator alloc, int frameBytes, int haveBytes) {
+        missing(0);
+        long coming = (long) frameBytes - haveBytes;
+        if (coming <= 0 || !memory.tryAhead(coming)) {
+            return null;
+        }
+        try {
+            ByteBuf whole = alloc.buffer(frameBytes, frameBytes);
+            ahead = coming;
+            return whole;
+        } catch (RuntimeException | OutOfMemoryError e) {
+            memory.arrived(coming);
+            throw e;
+        }
+    }
+
+    /** The frame from {@link #takeWhole} lacks only {@code bytes} more now (0: it is complete, or given up). */
+    void missing(long bytes) {
+        if (ahead > bytes) {
+            memory.arrived(ahead - Math.max(0, bytes));
+            ahead = Math.max(0, bytes);
+        }
+    }
+
     /** Lets go of every slab (messages still in one keep it alive until they are released). */
     public void release() {
+        missing(0);
         for (int i = 0; i < SLABS; i++) {
             drop(i);
         }

@@ -7,8 +7,9 @@ import io.netty.handler.codec.ByteToMessageDecoder;
 /**
  * How {@link FrameDecoder} gathers the bytes of its reads: small frames as Netty's merge cumulator does; a large
  * frame (its length read, {@link LargeFrameBuffers#LARGE_FRAME_BYTES} or more) in one buffer of its size, a kept
- * one when the connection's {@link LargeFrameBuffers} has one, where each read's bytes are appended and never
- * copied again. Without a kept buffer the frame grows as its bytes come, by doubling up to its own size.
+ * one when the connection's {@link LargeFrameBuffers} has one, else one of exactly its length, where each read's
+ * bytes are appended and never copied again. Only when neither may be had (other frames' bytes are awaited in
+ * buffers of theirs) does the frame grow as its bytes come, by doubling up to its own size.
  *
  * <p>The decoder says after each decode which frame is next ({@link #frameAhead}): only it knows where frames begin.
  * Not thread-safe: the decoder's, on its channel's event loop.
@@ -26,14 +27,16 @@ final class LargeFrameCumulator implements ByteToMessageDecoder.Cumulator {
     }
 
     /**
-     * The frame ahead in the cumulation is a large one of {@code frameBytes}, still incomplete, or (0) there is none:
-     * the decoder says so after each decode, 0 as soon as it has taken a frame out (the frame ahead is a new one).
+     * The frame ahead in the cumulation is a large one of {@code frameBytes}, still incomplete, of which the cumulation
+     * holds {@code haveBytes}, or (0) there is none: the decoder says so after each decode, 0 as soon as it has taken
+     * a frame out (the frame ahead is a new one).
      */
-    void frameAhead(int frameBytes) {
+    void frameAhead(int frameBytes, int haveBytes) {
         this.frameBytes = frameBytes;
         if (frameBytes == 0) {
             whole = null;
         }
+        buffers.missing(frameBytes == 0 ? 0 : frameBytes - haveBytes);
     }
 
     @Override
@@ -51,7 +54,11 @@ final class LargeFrameCumulator implements ByteToMessageDecoder.Cumulator {
                 return cumulation;
             }
             int have = cumulation.readableBytes() + readable;
-            ByteBuf target = have < frameBytes ? buffers.take(alloc, frameBytes) : null;
+            ByteBuf target = null;
+            if (have < frameBytes) {
+                target = buffers.take(alloc, frameBytes);
+                target = target != null ? target : buffers.takeWhole(alloc, frameBytes, have);
+            }
             if (target == null) {
                 int capacity = LargeFrameBuffers.grownCapacity(cumulation.capacity(), have, frameBytes);
                 target = alloc.buffer(capacity);

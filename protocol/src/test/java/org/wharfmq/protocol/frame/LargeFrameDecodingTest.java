@@ -13,7 +13,8 @@ import static org.junit.jupiter.api.Assertions.*;
 
 /**
  * A large frame is read into one buffer of its own size, which the connection keeps for its next large frames; past
- * the kept buffers and the JVM's limit a frame still arrives whole, in a buffer grown to its size.
+ * the kept buffers' limit into one of exactly its length, not kept; past that too (other frames ahead of their
+ * bytes) a frame still arrives whole, in a buffer grown to its size.
  */
 class LargeFrameDecodingTest {
 
@@ -48,10 +49,11 @@ class LargeFrameDecodingTest {
         assertArrayEquals(other, bytes(third.message()));
         assertEquals(2L * slab, memory.heldBytes(), "no new buffer");
 
-        Frame.Send fourth = feed(in, encode(send(body)), READ); // both kept buffers in use: one grown to its size
+        Frame.Send fourth = feed(in, encode(send(body)), READ); // both kept buffers in use: one of its length, not kept
         assertArrayEquals(body, bytes(fourth.message()));
-        assertTrue(underlying(fourth.message()).capacity() < frameBytes + READ);
+        assertEquals(frameBytes, underlying(fourth.message()).capacity());
         assertEquals(2L * slab, memory.heldBytes());
+        assertEquals(0, memory.aheadBytes());
 
         second.message().release();
         third.message().release();
@@ -64,6 +66,7 @@ class LargeFrameDecodingTest {
     void theFramesAfterALargeOneInTheSameReadArriveWithItWithAndWithoutKeptBuffers() {
         for (long limit : new long[]{64 << 20, 0}) {
             LargeFrameMemory memory = new LargeFrameMemory(limit);
+            boolean grown = limit == 0 && memory.tryAhead(1); // another frame ahead: no buffer of its length either
             EmbeddedChannel in = new EmbeddedChannel(new FrameDecoder(MAX_FRAME, memory));
             byte[] body = randomBytes((1 << 20) + (1 << 17) - 1000 - 17, 3); // 1000 bytes short of a size class
             Frame.Commit commit = new Frame.Commit(9, 2, List.of(new Frame.Consumed(1, 2)));
@@ -87,6 +90,7 @@ class LargeFrameDecodingTest {
             assertTrue(memory.heldBytes() <= limit);
             assertFalse(in.finish());
             assertEquals(0, memory.heldBytes());
+            assertEquals(grown ? 1 : 0, memory.aheadBytes());
         }
     }
 
@@ -121,14 +125,24 @@ class LargeFrameDecodingTest {
     }
 
     @Test
-    void aFramesLengthAloneTakesMemoryOnlyWithinTheLimit() {
+    void aFramesLengthAloneTakesMemoryOnlyWithinTheLimitOrForOneFrameAtATime() {
         LargeFrameMemory memory = new LargeFrameMemory(8 << 20);
-        EmbeddedChannel in = new EmbeddedChannel(new FrameDecoder(256 << 20, memory));
-        ByteBuf start = Unpooled.buffer().writeInt(100 << 20).writeByte(FrameType.SEND.code());
-        in.writeInbound(start);
-        in.writeInbound(Unpooled.buffer().writeZero(READ));
-        assertEquals(0, memory.heldBytes(), "100 MiB announced, 64 KiB sent: no 100 MiB buffer");
-        assertFalse(in.finishAndReleaseAll());
+        EmbeddedChannel first = new EmbeddedChannel(new FrameDecoder(256 << 20, memory));
+        first.writeInbound(Unpooled.buffer().writeInt(24 << 20).writeByte(FrameType.SEND.code()));
+        first.writeInbound(Unpooled.buffer().writeZero(READ));
+        assertEquals(0, memory.heldBytes(), "24 MiB announced, 64 KiB sent: no kept buffer past the limit");
+        assertEquals((24 << 20) + 4 - 5 - READ, memory.aheadBytes(), "the one frame ahead of its bytes");
+
+        EmbeddedChannel second = new EmbeddedChannel(new FrameDecoder(256 << 20, memory));
+        second.writeInbound(Unpooled.buffer().writeInt(24 << 20).writeByte(FrameType.SEND.code()));
+        second.writeInbound(Unpooled.buffer().writeZero(READ));
+        assertEquals((24 << 20) + 4 - 5 - READ, memory.aheadBytes(), "a second frame past the limit waits for its bytes");
+        assertFalse(second.finishAndReleaseAll());
+
+        first.writeInbound(Unpooled.buffer().writeZero(8 << 20));
+        assertEquals((16 << 20) + 4 - 5 - READ, memory.aheadBytes(), "bytes that came are no longer ahead");
+        assertFalse(first.finishAndReleaseAll());
+        assertEquals(0, memory.aheadBytes(), "a closed connection's frame is no longer awaited");
 
         EmbeddedChannel small = new EmbeddedChannel(new FrameDecoder(256 << 20, memory));
         small.writeInbound(Unpooled.buffer().writeInt(2 << 20).writeByte(FrameType.SEND.code()));
@@ -136,6 +150,37 @@ class LargeFrameDecodingTest {
         assertEquals(LargeFrameBuffers.sizeClass((2 << 20) + 4), memory.heldBytes(), "2 MiB announced: within the limit");
         assertFalse(small.finishAndReleaseAll());
         assertEquals(0, memory.heldBytes());
+    }
+
+    /** A 100 MB message past the kept buffers' limit was copied 1.2 times over, into 220 MB of new memory. */
+    @Test
+    void aFrameLargerThanTheLimitIsReadIntoOneBufferOfExactlyItsLengthNotGrown() {
+        LargeFrameMemory memory = new LargeFrameMemory(1 << 20);
+        FrameDecoder decoder = new FrameDecoder(MAX_FRAME, memory);
+        EmbeddedChannel in = new EmbeddedChannel(decoder);
+        byte[] body = randomBytes(6 << 20, 5);
+        int frameBytes = wireLength(send(body));
+        ByteBuf wire = encode(send(body));
+        in.writeInbound(ByteBufAllocator.DEFAULT.directBuffer(READ).writeBytes(wire, READ));
+        in.writeInbound(ByteBufAllocator.DEFAULT.directBuffer(READ).writeBytes(wire, READ));
+        ByteBuf target = decoder.readTarget();
+        assertNotNull(target, "the frame has its whole buffer after its second read, and the socket is read into it");
+        ByteBuf frameBuffer = underlying(target);
+        assertEquals(frameBytes, frameBuffer.capacity(), "exactly the frame's length");
+        assertEquals(frameBytes - 2L * READ, memory.aheadBytes());
+        in.writeInbound(target.writeBytes(wire, 1 << 20));
+        assertEquals(frameBytes - 2L * READ - (1 << 20), memory.aheadBytes(), "counted down as the bytes come");
+        in.writeInbound(ByteBufAllocator.DEFAULT.directBuffer(wire.readableBytes()).writeBytes(wire));
+        wire.release();
+
+        Frame.Send frame = in.readInbound();
+        assertArrayEquals(body, bytes(frame.message()));
+        assertSame(frameBuffer, underlying(frame.message()), "the message lies where it was read: never copied");
+        assertEquals(0, memory.aheadBytes());
+        assertEquals(0, memory.heldBytes(), "not kept: a frame past the limit takes its memory only while it lives");
+        frame.message().release();
+        assertEquals(0, frameBuffer.refCnt());
+        assertFalse(in.finish());
     }
 
     @Test
