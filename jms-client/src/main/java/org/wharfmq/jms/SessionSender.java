@@ -137,14 +137,7 @@ final class SessionSender implements CoreSender.Encoder<WharfMessage> {
             if (bodyLength > on.maxMessageLength()) {
                 throw CoreSender.bodyTooLarge(bodyLength, on);
             }
-            ByteBuf buffer = on.link().alloc().ioBuffer(MessageCodec.sizeHint(wharf));
-            try {
-                MessageCodec.encode(wharf, wire, buffer);
-            } catch (JMSException | RuntimeException e) {
-                buffer.release();
-                throw e;
-            }
-            return buffer;
+            return MessageCodec.encode(wharf, wire, on.link().alloc());
         } catch (JMSException e) {
             throw JmsErrors.toCore(e);
         }

@@ -1,6 +1,7 @@
 package org.wharfmq.jms.message;
 
 import io.netty.buffer.ByteBuf;
+import io.netty.buffer.ByteBufAllocator;
 import org.wharfmq.jms.WharfDestination;
 import org.wharfmq.protocol.frame.MalformedFrameException;
 import org.wharfmq.protocol.message.BodyType;
@@ -45,16 +46,40 @@ public final class MessageCodec {
     }
 
     /**
+     * The encoding of {@code m} in a buffer from {@code alloc}, which the caller owns: a BytesMessage body of
+     * {@value #SHARED_BODY_BYTES} bytes or more is not copied into it but follows the headers from the message's own
+     * array ({@link WharfMessage#sharedBody}; the encoding is a composite buffer): a 100 MB send was a copy of 100 MB
+     * into a new buffer of 100 MB.
+     *
+     * @param destination the JMSDestination in wire form (the sender has already resolved it)
+     */
+    public static ByteBuf encode(WharfMessage m, WireDestination destination, ByteBufAllocator alloc) throws JMSException {
+        ByteBuf shared = m.sharedBody();
+        ByteBuf out = alloc.ioBuffer(shared == null ? sizeHint(m) : sizeHint(m) - shared.readableBytes());
+        try {
+            if (shared == null) {
+                encode(m, destination, out);
+                return out;
+            }
+            writeHeadersAndProperties(m, destination, out);
+            out.writeInt(shared.readableBytes());
+            return alloc.compositeBuffer(2).addComponents(true, out, shared);
+        } catch (JMSException | RuntimeException e) {
+            out.release();
+            throw e;
+        }
+    }
+
+    /** BytesMessage bodies this long or longer are sent from their own array, not copied ({@link #encode}): {@value}. */
+    static final int SHARED_BODY_BYTES = 512 * 1024;
+
+    /**
      * Appends {@code m} to {@code out} ({@link MessageWriter}).
      *
      * @param destination the JMSDestination in wire form (the sender has already resolved it)
      */
     public static void encode(WharfMessage m, WireDestination destination, ByteBuf out) throws JMSException {
-        MessageWriter.writeHeaders(out, m.bodyType(), m.getJMSDeliveryMode() == DeliveryMode.PERSISTENT,
-                m.getJMSPriority(), m.getJMSTimestamp(), m.getJMSExpiration(), m.getJMSDeliveryTime(),
-                m.getJMSMessageID(), m.correlationIdRaw(), m.correlationIdBytesRaw(), destination,
-                WharfDestination.toWire(m.getJMSReplyTo()), m.getJMSType());
-        MessageWriter.writeProperties(out, m.propertiesRaw());
+        writeHeadersAndProperties(m, destination, out);
         if (m.hasBody()) {
             int body = MessageWriter.beginBody(out);
             m.writeBody(out);
@@ -62,6 +87,14 @@ public final class MessageCodec {
         } else {
             MessageWriter.writeNoBody(out);
         }
+    }
+
+    private static void writeHeadersAndProperties(WharfMessage m, WireDestination destination, ByteBuf out) throws JMSException {
+        MessageWriter.writeHeaders(out, m.bodyType(), m.getJMSDeliveryMode() == DeliveryMode.PERSISTENT,
+                m.getJMSPriority(), m.getJMSTimestamp(), m.getJMSExpiration(), m.getJMSDeliveryTime(),
+                m.getJMSMessageID(), m.correlationIdRaw(), m.correlationIdBytesRaw(), destination,
+                WharfDestination.toWire(m.getJMSReplyTo()), m.getJMSType());
+        MessageWriter.writeProperties(out, m.propertiesRaw());
     }
 
     /**

@@ -1,6 +1,8 @@
 package org.wharfmq.jms.message;
 
 import io.netty.buffer.ByteBuf;
+import io.netty.buffer.Unpooled;
+import org.wharfmq.protocol.frame.FrameArray;
 import org.wharfmq.protocol.message.BodyType;
 
 import javax.jms.BytesMessage;
@@ -24,7 +26,10 @@ public final class WharfBytesMessage extends WharfMessage implements BytesMessag
     private static final byte[] EMPTY = new byte[0];
 
     private byte[] data = EMPTY;
+    /** Where the body begins in {@link #data}: 0 but for a body read where it lies in its frame's array. */
+    private int start;
     private int length;
+    /** The next byte to read, counted from {@link #start}. */
     private int position;
 
     /** An empty, write-only bytes message. */
@@ -55,26 +60,53 @@ public final class WharfBytesMessage extends WharfMessage implements BytesMessag
 
     @Override
     void writeBody(ByteBuf out) {
-        out.writeBytes(data, 0, length);
+        out.writeBytes(data, start, length);
     }
 
+    /**
+     * A large body goes out from its own array: its bytes never change once written (later writes go past them, a
+     * grown body into a new array, {@link #clearBody} to an empty one), so a message sent, kept for a resend or sent
+     * again carries them as they were.
+     */
+    @Override
+    ByteBuf sharedBody() {
+        return length >= MessageCodec.SHARED_BODY_BYTES ? Unpooled.wrappedBuffer(data, start, length) : null;
+    }
+
+    /**
+     * Takes the body from {@code in}: one that lies in an array nothing else will write (a large frame the link read
+     * into an array of its own, {@link FrameArray}) is read where it lies, the buffer kept from being reused;
+     * any other is copied. The body is read-only until {@link #clearBody}, which lets go of the array.
+     */
     @Override
     void readBody(ByteBuf in, int bodyLength) {
         length = Math.max(bodyLength, 0);
-        data = length == 0 ? EMPTY : new byte[length];
-        in.readBytes(data, 0, length);
         position = 0;
+        if (length > 0 && FrameArray.holds(in)) {
+            if (in.readableBytes() < length) {
+                throw new IndexOutOfBoundsException("a body of " + length + " bytes with " + in.readableBytes() + " left");
+            }
+            in.retain(); // never released: no one may reuse the array under the body; it goes with the garbage
+            data = in.array();
+            start = in.arrayOffset() + in.readerIndex();
+            in.skipBytes(length);
+            return;
+        }
+        data = length == 0 ? EMPTY : new byte[length];
+        start = 0;
+        in.readBytes(data, 0, length);
     }
 
     @Override
     Object bodyValue() {
-        return length == 0 ? null : Arrays.copyOf(data, length);
+        return length == 0 ? null : Arrays.copyOfRange(data, start, start + length);
     }
 
     @Override
     public void clearBody() throws JMSException {
         super.clearBody();
         data = EMPTY;
+        start = 0;
         length = 0;
         position = 0;
     }
@@ -105,7 +137,7 @@ public final class WharfBytesMessage extends WharfMessage implements BytesMessag
         if (length - position < n) {
             throw new MessageEOFException("Cannot read " + n + " bytes: " + (length - position) + " left in the BytesMessage");
         }
-        int at = position;
+        int at = start + position;
         position += n;
         return at;
     }
@@ -173,12 +205,13 @@ public final class WharfBytesMessage extends WharfMessage implements BytesMessag
         if (length - position < 2) {
             throw new MessageEOFException("Cannot read a UTF string: " + (length - position) + " bytes left in the BytesMessage");
         }
-        int utfLength = ((data[position] & 0xff) << 8) | (data[position + 1] & 0xff);
+        int at = start + position;
+        int utfLength = ((data[at] & 0xff) << 8) | (data[at + 1] & 0xff);
         if (length - position - 2 < utfLength) {
             throw new MessageEOFException("UTF string of " + utfLength + " bytes runs past the end of the BytesMessage");
         }
         try {
-            String s = DataInputStream.readUTF(new DataInputStream(new ByteArrayInputStream(data, position, utfLength + 2)));
+            String s = DataInputStream.readUTF(new DataInputStream(new ByteArrayInputStream(data, at, utfLength + 2)));
             position += utfLength + 2;
             return s;
         } catch (UTFDataFormatException e) {
@@ -206,7 +239,7 @@ public final class WharfBytesMessage extends WharfMessage implements BytesMessag
             return -1;
         }
         int n = Math.min(count, left);
-        System.arraycopy(data, position, value, 0, n);
+        System.arraycopy(data, start + position, value, 0, n);
         position += n;
         return n;
     }

@@ -87,6 +87,14 @@ public sealed class WharfMessage implements Message permits WharfTextMessage, Wh
         return 0;
     }
 
+    /**
+     * The body's bytes as they are sent, to go out as they lie rather than be copied into the encoding, or null (the
+     * body encodes itself, {@link #writeBody}). Only for a body whose bytes do not change once sent.
+     */
+    ByteBuf sharedBody() {
+        return null;
+    }
+
     /** Exact encoded body length when cheap to know, for refusing an oversize message before encoding it; else -1. */
     long bodyLength() {
         return -1;

@@ -44,8 +44,9 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * of disk.
  *
  * <p>The client's side is measured too: the heap every thread of this JVM allocated while the six messages were
- * received (not checked), against the bytes received: about twice them (the frame as read, and the message's body),
- * printed, and at most {@link #RECEIVE_ALLOCATION_RATIO} times.
+ * received, against the bytes received: about once them (the 100 MB body stays in the array its frame was read into;
+ * the 2 MB ones are copied out of the link's kept buffers), printed, and at most {@link #RECEIVE_ALLOCATION_RATIO}
+ * times (it was 1.91 while every body was copied out of its frame).
  *
  * <p>A message is paged when it arrives while its queue is over budget (docs/resilience.md, "Paging"): the same
  * 100 MB message sent to an empty queue would be held in memory whole.
@@ -65,7 +66,7 @@ class LargeMessageProcessTest {
     private static final int SMALL_MESSAGES = 5;
     private static final int BIG_SEED = 42;
     /** What the client may allocate on its heap receiving a message, in times its length. */
-    private static final double RECEIVE_ALLOCATION_RATIO = 3.0;
+    private static final double RECEIVE_ALLOCATION_RATIO = 1.5;
     private static final ObjectMapper JSON = new ObjectMapper();
 
     @TempDir

@@ -11,6 +11,7 @@ import io.netty.util.internal.PlatformDependent;
 import org.wharfmq.protocol.frame.Frame;
 import org.wharfmq.protocol.frame.FrameDecoder;
 import org.wharfmq.protocol.frame.FrameEncoder;
+import org.wharfmq.protocol.frame.FrameArray;
 import org.wharfmq.protocol.frame.LargeFrameBuffers;
 import org.wharfmq.protocol.frame.LargeFrameMemory;
 import org.wharfmq.protocol.frame.MalformedFrameException;
@@ -656,14 +657,15 @@ final class SocketLink implements FrameLink {
 
     /**
      * A buffer for the large frame of {@code frameBytes} whose first bytes {@code in} holds at its reader index, with
-     * those bytes: one of the link's kept buffers ({@link LargeFrameBuffers}), else one of the frame's size (the
-     * server is trusted with the client's memory, as the whole frame will be held anyway). Reads stop at its end, so
-     * a frame is read into it whole without being copied again.
+     * those bytes: one of the link's kept buffers ({@link LargeFrameBuffers}), else an array of the frame's size (the
+     * server is trusted with the client's memory, as the whole frame will be held anyway) that is never used again
+     * ({@link FrameArray}), so that its message's body may stay in it. Reads stop at its end, so a frame is read into
+     * it whole without being copied again.
      */
     private ByteBuf largeFrameBuffer(ByteBuf in, int frameBytes) {
         ByteBuf frame = largeFrames.take(alloc, frameBytes);
         if (frame == null) {
-            frame = alloc.heapBuffer(frameBytes);
+            frame = FrameArray.allocate(frameBytes);
         }
         frame.writeBytes(in);
         in.release();
