@@ -226,10 +226,7 @@ class ReplicationMemberTest {
             CompletableFuture.anyOf(elected.toArray(CompletableFuture[]::new))
                     .get(WAIT.toMillis(), TimeUnit.MILLISECONDS);
             int first = elected.get(0).isDone() ? 0 : elected.get(1).isDone() ? 1 : 2;
-            int next = (first + 1) % 3;
-            members[first].log().transferLeadership(membership.members().get(next).id(),
-                    ReplicationConfiguration.CHANGE_TIMEOUT).get(WAIT.toMillis(), TimeUnit.MILLISECONDS);
-            members[next].elected().get(WAIT.toMillis(), TimeUnit.MILLISECONDS);
+            int next = handLeadershipOn(first);
 
             // as wharf server does once elected: it lost the leadership since
             stores[first] = members[first].takeOver();
@@ -269,12 +266,9 @@ class ReplicationMemberTest {
         try {
             int first = takeOver();
             assertNull(put(stores[first], "ORDERS", 1, "one"), "the first message was not confirmed");
-            int next = (first + 1) % 3;
-            members[first].log().transferLeadership(membership.members().get(next).id(),
-                    ReplicationConfiguration.CHANGE_TIMEOUT).get(WAIT.toMillis(), TimeUnit.MILLISECONDS);
+            int next = handLeadershipOn(first);
             assertTrue(members[first].fenced().get(WAIT.toMillis(), TimeUnit.MILLISECONDS)
                     .contains("lost the leadership"), members[first].fenced().join());
-            members[next].elected().get(WAIT.toMillis(), TimeUnit.MILLISECONDS);
             stores[next] = takeOver(next);
             for (int m = 2; m <= 4; m++) {
                 assertNull(put(stores[next], "ORDERS", m, "after " + m), "message " + m + " was not confirmed");
@@ -813,6 +807,18 @@ class ReplicationMemberTest {
             }
         }
         throw new AssertionError("no member elected");
+    }
+
+    /**
+     * Member {@code from}, the leader, hands its leadership to the next member (an election under load, in tests that
+     * need one at a known moment); returns that member's position once it is elected.
+     */
+    private int handLeadershipOn(int from) throws Exception {
+        int next = (from + 1) % 3;
+        members[from].log().transferLeadership(membership.members().get(next).id(),
+                ReplicationConfiguration.CHANGE_TIMEOUT).get(WAIT.toMillis(), TimeUnit.MILLISECONDS);
+        members[next].elected().get(WAIT.toMillis(), TimeUnit.MILLISECONDS);
+        return next;
     }
 
     /** Member {@code i} takes over, and stops serving as soon as it is fenced, as {@code wharf server} does. */
