@@ -6,6 +6,7 @@ import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.wharfmq.server.TestCertificates;
+import org.wharfmq.server.config.QueueConfiguration;
 import org.wharfmq.server.config.QueueDefinition;
 import org.wharfmq.server.config.ServerConfig;
 import org.wharfmq.server.store.QueueDefinitionFile;
@@ -62,7 +63,7 @@ class ReplicationMemberTest {
         try {
             int elected = takeOver();
             // a queue defined at run time: its definitions file is committed through the log to the replicas
-            members[elected].definitions().write(List.of(new QueueDefinition("RUNTIME.Q", 1234L)), List.of());
+            members[elected].definitions().write(List.of(QueueDefinition.named("RUNTIME.Q").with(QueueConfiguration.MAX_DEPTH, 1234L)), List.of());
             for (int i = 0; i < 3; i++) {
                 int member = i;
                 Trio.await("member " + i + "'s definitions", () -> definitions(member).equals(List.of("RUNTIME.Q")));
@@ -81,7 +82,7 @@ class ReplicationMemberTest {
             int second = takeOver();
             assertRecoveredAsCrashRecoveryWould(second, copyJournal(second, dir.resolve("copy")));
             assertEquals(1234L, QueueDefinitionFile.in(membership.members().get(second).dataDirectory()).read()
-                    .queues().get(0).maxDepth());
+                    .queues().get(0).get(QueueConfiguration.MAX_DEPTH));
 
             // the first one rejoins as a replica: its journal is rebuilt from the log, and it follows the new one
             start(first);
