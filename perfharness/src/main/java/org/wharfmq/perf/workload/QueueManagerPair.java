@@ -128,7 +128,7 @@ record QueueManagerPair(Path qm1Config, Path qm2Config, int qm1Port, int qm2Port
                 .append("inVmName: wharf-perf-").append(ProcessHandle.current().pid()).append('-').append(name).append('\n')
                 .append("maxConnections: ").append(ServerMain.MAX_CONNECTIONS).append('\n')
                 .append("maxConnectionsPerAddress: ").append(ServerMain.MAX_CONNECTIONS).append('\n')
-                .append("securityFile: ").append(security).append('\n');
+                .append("security:\n  file: ").append(security).append('\n');
     }
 
     private static void transmissionQueue(StringBuilder yaml, String name) {

@@ -5,11 +5,13 @@ import org.wharfmq.protocol.frame.Frame;
 import org.wharfmq.protocol.message.WireDestination;
 import org.wharfmq.protocol.message.WireMessage;
 import org.wharfmq.server.config.MemoryPolicy;
+import org.wharfmq.server.config.QueueConfiguration;
 import org.wharfmq.server.config.QueueDefinition;
 import org.wharfmq.server.queue.QueueManager;
 
 import java.util.HashSet;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -110,8 +112,9 @@ class LockOrderTest {
         try (TestServer testServer = TestServer.start(c -> c.pagingQueue("ORDER.PAGED", 4096, 0, MemoryPolicy.BLOCK))) {
             WharfServer server = testServer.server();
             QueueManager queues = server.queueManager();
-            queues.defineQueue(new QueueDefinition("ORDER.DEFINED", null, 4096L, MemoryPolicy.PAGE.toString(), null,
-                    MemoryPolicy.BLOCK.toString())); // pages past 4 KiB, as ORDER.PAGED does
+            queues.defineQueue(QueueDefinition.named("ORDER.DEFINED").with(QueueConfiguration.MAX_BYTES, 4096L)
+                    .with(QueueConfiguration.POLICY, MemoryPolicy.PAGE.toString())
+                    .with(QueueConfiguration.PAGE_FULL_POLICY, MemoryPolicy.BLOCK.toString())); // pages past 4 KiB, as ORDER.PAGED does
             try (FrameClient producer = FrameClient.connect(server); FrameClient consumer = FrameClient.connect(server)) {
                 producer.createSession(1, false);
                 for (int i = 0; i < 30; i++) { // both queues well over their 4 KiB: most are paged
@@ -121,7 +124,7 @@ class LockOrderTest {
                     m.properties.put("odd", i % 2 == 1);
                     producer.sendMessage(1, m);
                     if (i == 10) { // its settings change while it pages
-                        queues.alterQueue(new QueueDefinition("ORDER.DEFINED", 1000L));
+                        queues.alterQueue("ORDER.DEFINED", Map.of("maxDepth", "1000"));
                     }
                 }
                 consumer.createSession(1, false);
@@ -129,7 +132,7 @@ class LockOrderTest {
                 List<Frame.Deliver> odd = consumer.deliveries(5);
                 odd.forEach(d -> d.message().release());
 
-                queues.defineQueue(new QueueDefinition("ORDER.LATER", null)); // defined while the others page
+                queues.defineQueue(QueueDefinition.named("ORDER.LATER")); // defined while the others page
                 producer.sendMessage(1, TestMessages.text("ORDER.LATER", "later"));
                 long paged = queues.find("ORDER.DEFINED").paged();
                 assertTrue(paged > 0, "the queue deleted below holds paged messages: " + paged);

@@ -28,26 +28,9 @@ public final class AdminProtocol {
     public static final String QUEUE = "WharfQueue";
     /** Request property: a queue pattern, as the security file writes them ({@code ORDERS.*}). */
     public static final String PATTERN = "WharfPattern";
-    /** Request property (long): a queue's own depth limit; 0 for the server-wide one. */
-    public static final String MAX_DEPTH = "WharfMaxDepth";
-    /** Request property (long): a queue's own memory budget in bytes; 0 for none. */
-    public static final String MAX_BYTES = "WharfMaxBytes";
-    /** Request property: a queue's memory policy, block or fail; {@code default} for the server-wide one. */
-    public static final String POLICY = "WharfPolicy";
-    /** Request property (long): a paging queue's own disk budget in bytes; 0 for none. */
-    public static final String MAX_PAGE_BYTES = "WharfMaxPageBytes";
-    /** Request property: what a send to a paging queue meets when a disk budget is spent too, block or fail; {@code default} for the server-wide one. */
-    public static final String PAGE_FULL_POLICY = "WharfPageFullPolicy";
-    /** Request property (int): how many backouts a message may have before it is moved; 0 for never. */
-    public static final String BACKOUT_THRESHOLD = "WharfBackoutThreshold";
-    /** Request property: where a message backed out too often goes; empty for the dead-letter queue. */
-    public static final String BACKOUT_QUEUE = "WharfBackoutQueue";
-    /** Request property (int): the depth-high event's threshold, a percentage of maxDepth; 0 for no depth events. */
-    public static final String DEPTH_HIGH_EVENT = "WharfDepthHighEvent";
-    /** Request property (int): the depth-low event's threshold, a percentage of maxDepth; 0 for none. */
-    public static final String DEPTH_LOW_EVENT = "WharfDepthLowEvent";
-    /** Request property (boolean): whether a queue-full event is published. */
-    public static final String FULL_EVENT = "WharfFullEvent";
+    // A queue's settings (define-queue, alter-queue) are properties named after their keys in config/wharf.yaml:
+    // WharfMaxDepth for maxDepth (AdminRequest.propertyOf), one for each key QueueConfiguration declares.
+
     /** Request property (boolean): delete a queue even if it holds messages or has consumers. */
     public static final String FORCE = "WharfForce";
     /** Request property (long): the most messages to browse, move or copy. */
@@ -66,8 +49,6 @@ public final class AdminProtocol {
     public static final String SUBSCRIPTION = "WharfSubscription";
     /** Request property: a client ID. */
     public static final String CLIENT_ID = "WharfClientId";
-    /** A queue's usage: {@code transmission}, or {@code normal} to undo it. */
-    public static final String USAGE = "WharfUsage";
     /** A queue alias's target queue. */
     public static final String TARGET = "WharfTarget";
     /** A remote definition's queue on the other queue manager (none: a queue-manager alias). */

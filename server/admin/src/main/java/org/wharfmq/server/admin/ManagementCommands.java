@@ -1,5 +1,6 @@
 package org.wharfmq.server.admin;
 
+import org.wharfmq.server.config.ConfigurationException;
 import org.wharfmq.server.config.QueueDefinition;
 import org.wharfmq.server.config.QueueReference;
 import org.wharfmq.server.management.Management;
@@ -7,23 +8,13 @@ import org.wharfmq.server.management.Management;
 import java.util.LinkedHashMap;
 import java.util.Map;
 
-import static org.wharfmq.server.admin.AdminProtocol.BACKOUT_QUEUE;
-import static org.wharfmq.server.admin.AdminProtocol.BACKOUT_THRESHOLD;
 import static org.wharfmq.server.admin.AdminProtocol.CLIENT_ID;
-import static org.wharfmq.server.admin.AdminProtocol.MAX_PAGE_BYTES;
-import static org.wharfmq.server.admin.AdminProtocol.PAGE_FULL_POLICY;
 import static org.wharfmq.server.admin.AdminProtocol.CONNECTION;
-import static org.wharfmq.server.admin.AdminProtocol.DEPTH_HIGH_EVENT;
-import static org.wharfmq.server.admin.AdminProtocol.DEPTH_LOW_EVENT;
 import static org.wharfmq.server.admin.AdminProtocol.FORCE;
 import static org.wharfmq.server.admin.AdminProtocol.FROM;
-import static org.wharfmq.server.admin.AdminProtocol.FULL_EVENT;
 import static org.wharfmq.server.admin.AdminProtocol.HEX;
 import static org.wharfmq.server.admin.AdminProtocol.LIMIT;
-import static org.wharfmq.server.admin.AdminProtocol.MAX_BYTES;
-import static org.wharfmq.server.admin.AdminProtocol.MAX_DEPTH;
 import static org.wharfmq.server.admin.AdminProtocol.PATTERN;
-import static org.wharfmq.server.admin.AdminProtocol.POLICY;
 import static org.wharfmq.server.admin.AdminProtocol.QUEUE;
 import static org.wharfmq.server.admin.AdminProtocol.SELECTOR;
 import static org.wharfmq.server.admin.AdminProtocol.SUBSCRIPTION;
@@ -32,7 +23,6 @@ import static org.wharfmq.server.admin.AdminProtocol.REMOTE_QUEUE;
 import static org.wharfmq.server.admin.AdminProtocol.REMOTE_QUEUE_MANAGER;
 import static org.wharfmq.server.admin.AdminProtocol.TARGET;
 import static org.wharfmq.server.admin.AdminProtocol.TRANSMISSION_QUEUE;
-import static org.wharfmq.server.admin.AdminProtocol.USAGE;
 
 /**
  * The admin commands over the broker's management view: queues, connections, subscriptions, prepared XA branches, the
@@ -59,8 +49,8 @@ final class ManagementCommands implements AdminCommands {
         commands.put("display-server", r -> management.server());
         commands.put("display-queues", r -> management.queues(r.string(PATTERN)));
         commands.put("display-queue", r -> management.queue(queue(r)));
-        commands.put("define-queue", r -> management.defineQueue(settings(r)));
-        commands.put("alter-queue", r -> management.alterQueue(settings(r)));
+        commands.put("define-queue", r -> management.defineQueue(definition(r)));
+        commands.put("alter-queue", r -> management.alterQueue(queue(r), settings(r)));
         commands.put("delete-queue", r -> {
             String queue = queue(r);
             return Map.of("queue", queue, "discarded", management.deleteQueue(queue, r.flag(FORCE)));
@@ -111,27 +101,28 @@ final class ManagementCommands implements AdminCommands {
         return r.required(QUEUE, "a queue name");
     }
 
-    /** A queue's name and the settings the request gives (absent ones null). */
-    private static QueueDefinition settings(AdminRequest r) {
-        return new QueueDefinition(queue(r), r.number(MAX_DEPTH), r.number(MAX_BYTES), r.string(POLICY),
-                r.number(MAX_PAGE_BYTES), r.string(PAGE_FULL_POLICY), intArgument(r, BACKOUT_THRESHOLD), backoutQueue(r), intArgument(r, DEPTH_HIGH_EVENT),
-                intArgument(r, DEPTH_LOW_EVENT), r.arguments().containsKey(FULL_EVENT) ? r.flag(FULL_EVENT) : null,
-                r.string(USAGE));
-    }
-
-    /** The backout queue argument: null when absent, empty (back to the dead-letter queue) when blank. */
-    private static String backoutQueue(AdminRequest r) {
-        String queue = r.string(BACKOUT_QUEUE);
-        return queue == null && r.arguments().containsKey(BACKOUT_QUEUE) ? "" : queue;
-    }
-
-    /** A whole-number argument that is an int (a threshold or a percentage); null when absent. */
-    private static Integer intArgument(AdminRequest r, String property) {
-        Long value = r.number(property);
-        if (value != null && (value < Integer.MIN_VALUE || value > Integer.MAX_VALUE)) {
-            throw new IllegalArgumentException(AdminRequest.nameOf(property) + " is out of range: " + value + ".");
+    /** The queue the request defines: its name, and the settings it gives, checked as config/wharf.yaml's are. */
+    private static QueueDefinition definition(AdminRequest r) {
+        String name = queue(r);
+        try {
+            return QueueDefinition.named(name).alteredBy(settings(r), "the command 'define queue " + name + "'");
+        } catch (ConfigurationException e) {
+            throw new IllegalArgumentException(e.getMessage(), e);
         }
-        return value == null ? null : value.intValue();
+    }
+
+    /**
+     * The settings the request gives: each argument but the queue's name, by the key config/wharf.yaml gives it
+     * ({@code WharfMaxDepth} is {@code maxDepth}), its value as text; one without a value is left out.
+     */
+    private static Map<String, String> settings(AdminRequest r) {
+        Map<String, String> settings = new LinkedHashMap<>();
+        r.arguments().forEach((property, value) -> {
+            if (!property.equals(QUEUE) && value != null) {
+                settings.put(AdminRequest.nameOf(property), value.toString());
+            }
+        });
+        return settings;
     }
 
     private static long limit(AdminRequest r, long otherwise) {

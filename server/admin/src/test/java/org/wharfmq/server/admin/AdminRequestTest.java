@@ -46,15 +46,15 @@ class AdminRequestTest {
     void theCommandItsArgumentsTheSenderAndTheOriginAreReadOffTheMessage() {
         WireMessage m = request("alter-queue");
         m.properties.put(AdminProtocol.QUEUE, "ORDERS");
-        m.properties.put(AdminProtocol.MAX_DEPTH, 500L);
+        m.properties.put("WharfMaxDepth", 500L);
         m.properties.put("JMSXUserID", "alice");
         m.properties.put("colour", "blue"); // not an argument: arguments are the Wharf... properties
         AdminRequest request = AdminRequest.of(delivered(m));
 
         assertEquals("alter-queue", request.command());
-        assertEquals(Map.of(AdminProtocol.MAX_DEPTH, 500L, AdminProtocol.QUEUE, "ORDERS"), request.arguments(),
+        assertEquals(Map.of("WharfMaxDepth", 500L, AdminProtocol.QUEUE, "ORDERS"), request.arguments(),
                 "the Wharf... properties but the command");
-        assertEquals(500L, request.number(AdminProtocol.MAX_DEPTH));
+        assertEquals(500L, request.number("WharfMaxDepth"));
         assertEquals("alice", request.user());
         assertEquals("request ID:7:1", request.origin());
         assertNull(request.body(), "a request that is not a BytesMessage has no body");

@@ -8,7 +8,8 @@ import java.util.List;
  * those of a queue ({@link QueueDefinition}) here, those of a name that leads to one ({@link QueueReference}, with a
  * {@code type}) in {@link Reference}. None has a default of its own: a queue that leaves a key out takes the queue
  * manager's setting of the same kind ({@code maxQueueDepth}, {@code memoryPolicy}...), or has none. The same rules
- * check a queue defined at run time ({@code wharf admin define queue}); the rules between keys are the records'.
+ * check a queue defined or altered at run time ({@code wharf admin define|alter queue}) and one read back from the
+ * definitions file; the rules between keys are {@link QueueDefinition}'s and {@link QueueReference}'s.
  */
 public final class QueueConfiguration {
 
@@ -42,12 +43,17 @@ public final class QueueConfiguration {
     public static final Setting<Integer> DEPTH_LOW_EVENT = Setting.optionalInteger("depthLowEvent");
     /** {@code fullEvent}: whether a put refused by a full queue raises a queue-full event (none: false). */
     public static final Setting<Boolean> FULL_EVENT = Setting.optionalFlag("fullEvent");
-    /** {@code usage}: {@code transmission} for a transmission queue (none: an ordinary queue). */
-    public static final Setting<String> USAGE = Setting.text("usage", null).whenSet(
-            QueueDefinition.TRANSMISSION::equals,
-            u -> "must be " + QueueDefinition.TRANSMISSION + " or left out (an ordinary queue), was " + u);
+    /** {@code usage}: {@code transmission} for a transmission queue (none, or {@code normal}: an ordinary queue). */
+    public static final Setting<String> USAGE = Setting.choice("usage", null, QueueConfiguration::usage).whenSet(
+            QueueDefinition.TRANSMISSION::equals, u -> "must be " + QueueDefinition.TRANSMISSION + " or "
+                    + QueueDefinition.NORMAL + " (an ordinary queue), was " + u);
 
     private QueueConfiguration() {
+    }
+
+    /** The usage {@code text} gives: none for {@code normal} (an ordinary queue), else the text, for USAGE's rule. */
+    private static String usage(String text) {
+        return QueueDefinition.NORMAL.equals(text) ? null : text;
     }
 
     /**

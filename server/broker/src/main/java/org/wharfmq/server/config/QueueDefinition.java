@@ -1,127 +1,150 @@
 package org.wharfmq.server.config;
 
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
 /**
  * A queue's settings: one defined in the configuration (so that it exists from startup, and is the only kind there
- * is when {@code autoCreate} is off), or defined or altered at run time (kept in the data directory). Every component
- * but the name may be null: the default, said below. config/wharf.yaml explains each key.
+ * is when {@code autoCreate} is off), or defined or altered at run time (kept in the data directory). It holds the
+ * value of each key of {@link QueueConfiguration} ({@link #get}), each none (null) unless given: a queue that leaves
+ * a key out takes the queue manager's setting of the same kind, or has none (config/wharf.yaml explains each key).
  *
- * @param name             the queue name, e.g. {@code REQUEST}
- * @param maxDepth         the queue's own depth limit, or null for the server-wide {@code maxQueueDepth}
- * @param maxBytes         the queue's own memory budget in bytes (docs/resilience.md), or null for none (only the
- *                         server's {@code maxMemoryBytes} bounds it)
- * @param policy           what a send meets when a budget is spent: {@code page}, {@code block} or {@code fail} (null:
- *                         the server-wide {@code memoryPolicy})
- * @param maxPageBytes     with the policy page, the queue's own disk budget in bytes, or null for none (only the
- *                         server's {@code maxPageBytes} bounds it)
- * @param pageFullPolicy   with the policy page, what a send meets when a disk budget is spent too: {@code block} or
- *                         {@code fail} (null: the server-wide {@code pageFullPolicy})
- * @param backoutThreshold how many times a message may be backed out (a rollback, a recover, a listener that threw,
- *                         a consumer closed with it unacknowledged) before it is moved to {@code backoutQueue} instead
- *                         of being delivered again (IBM MQ's BOTHRESH): its consumers see it at most this many times.
- *                         Null: never moved
- * @param backoutQueue     where such a message goes (IBM MQ's BOQNAME); null: the dead-letter queue
- * @param depthHighEvent   a depth-high event is published when the depth reaches this percentage of maxDepth (IBM
- *                         MQ's QDEPTHHI), 1-100; null: no depth events
- * @param depthLowEvent    after a depth-high event, a depth-low event is published when the depth falls to this
- *                         percentage (IBM MQ's QDEPTHLO), 0 to below depthHighEvent; null: none (the high event is
- *                         armed again once the depth is below its threshold)
- * @param fullEvent        whether a queue-full event is published when a put first finds the queue at its maxDepth
- *                         (IBM MQ's QDPMAXEV); null: false
- * @param usage            {@value #TRANSMISSION}: a transmission queue, holding messages for another queue manager until a
- *                         channel moves them (IBM MQ's USAGE(XMITQ); docs/distributed.md); null: an ordinary queue
+ * <p>Every way a queue's settings come in reads them through the same declarations: the configuration's entry
+ * ({@link #read(Settings)}), an administrator's text ({@link #alteredBy}: {@code wharf admin define|alter queue}, the
+ * admin command queue, the console) and the definitions file ({@link #attributes} and {@link #read(String, Map,
+ * String)}). A new key of a queue is its declaration in {@link QueueConfiguration}, its paragraph in config/wharf.yaml
+ * and the code that uses it ({@code definition.get(QueueConfiguration.KEY)}).
+ *
+ * <p>Immutable: {@link #with} makes a changed copy, checked when the queue manager takes it ({@link #check}).
  */
-public record QueueDefinition(String name, Long maxDepth, Long maxBytes, String policy, Long maxPageBytes,
-                              String pageFullPolicy, Integer backoutThreshold, String backoutQueue,
-                              Integer depthHighEvent, Integer depthLowEvent, Boolean fullEvent, String usage) {
+public final class QueueDefinition {
 
     /** The usage of a transmission queue. */
     public static final String TRANSMISSION = "transmission";
     /** The usage of an ordinary queue, as an administrator writes it to undo {@value #TRANSMISSION}. */
     public static final String NORMAL = "normal";
+    /** What an administrator gives for a key to put it back to its default ({@code --max-depth default}). */
+    public static final String DEFAULT = "default";
+    /** The keys of a queue ({@link QueueConfiguration}), in declaration order: found once. */
+    private static final List<Setting<?>> KEYS = Setting.declaredIn(QueueConfiguration.class);
+
+    /** The value of each key of {@link QueueConfiguration}, named for errors as the queue's. */
+    private final SettingValues values;
+
+    private QueueDefinition(SettingValues values) {
+        this.values = values;
+    }
 
     /**
-     * Reads an entry of {@code queues:}, whose keys ({@link QueueConfiguration}) are the components' names, and checks
-     * each against its rules (naming the file and its line) and the rules between them.
+     * Reads an entry of {@code queues:}, each key through its {@link QueueConfiguration} setting, and checks each
+     * against its rules (naming the file and its line) and the rules between them.
      *
      * @throws ConfigurationException for an unknown key, or a value of the wrong type or refused
      */
     static QueueDefinition read(Settings entry) {
-        SettingValues values = SettingValues.ofEntry(entry, QueueConfiguration.class);
+        // its keys by their names, not by the entry's path (queues[1].maxDepth): shown and compared as any queue's
+        SettingValues values = SettingValues.defaults("", KEYS).read(entry);
         entry.refuseUnknown();
-        QueueDefinition queue = new QueueDefinition(values.get(QueueConfiguration.NAME),
-                values.get(QueueConfiguration.MAX_DEPTH), values.get(QueueConfiguration.MAX_BYTES),
-                values.get(QueueConfiguration.POLICY), values.get(QueueConfiguration.MAX_PAGE_BYTES),
-                values.get(QueueConfiguration.PAGE_FULL_POLICY), values.get(QueueConfiguration.BACKOUT_THRESHOLD),
-                values.get(QueueConfiguration.BACKOUT_QUEUE), values.get(QueueConfiguration.DEPTH_HIGH_EVENT),
-                values.get(QueueConfiguration.DEPTH_LOW_EVENT), values.get(QueueConfiguration.FULL_EVENT),
-                values.get(QueueConfiguration.USAGE));
-        values.named(queue.owner(entry)).check();
-        queue.checkBetween();
+        String name = values.get(QueueConfiguration.NAME);
+        QueueDefinition queue = new QueueDefinition(values.named(name == null || name.isBlank() ? entry.path()
+                : owner(name)));
+        queue.check();
         return queue;
     }
 
-    /** This queue as errors name it: {@code queue 'ORDERS'} (the entry's path when it has no name). */
-    private String owner(Settings entry) {
-        return name == null || name.isBlank() ? entry.path() : "queue '" + name + "'";
+    /**
+     * The queue {@code name} with {@code attributes}, texts by key as config/wharf.yaml names them ({@code maxDepth}
+     * {@code 1000}), read and checked as an entry of {@code queues:} is.
+     *
+     * @param source what the attributes come from, for errors ("the command 'define queue ORDERS'")
+     * @throws ConfigurationException naming an unknown key, or a value of the wrong type or refused
+     */
+    public static QueueDefinition read(String name, Map<String, String> attributes, String source) {
+        if (attributes.containsKey(QueueConfiguration.NAME.key())) {
+            throw new ConfigurationException("'name' is not a setting of " + source + ": the queue is the one it"
+                    + " names.");
+        }
+        Settings entry = Settings.ofTexts(source, "", attributes);
+        entry.put(QueueConfiguration.NAME.key(), new Settings.Value(name, 0));
+        return read(entry);
     }
 
-    /** Its settings as the {@link Setting}s of {@link QueueConfiguration} (checked, described). */
-    private SettingValues values() {
-        return SettingValues.defaults("", QueueConfiguration.class).named("queue '" + name + "'")
-                .with(QueueConfiguration.NAME, name).with(QueueConfiguration.MAX_DEPTH, maxDepth)
-                .with(QueueConfiguration.MAX_BYTES, maxBytes).with(QueueConfiguration.POLICY, policy)
-                .with(QueueConfiguration.MAX_PAGE_BYTES, maxPageBytes)
-                .with(QueueConfiguration.PAGE_FULL_POLICY, pageFullPolicy)
-                .with(QueueConfiguration.BACKOUT_THRESHOLD, backoutThreshold)
-                .with(QueueConfiguration.BACKOUT_QUEUE, backoutQueue)
-                .with(QueueConfiguration.DEPTH_HIGH_EVENT, depthHighEvent)
-                .with(QueueConfiguration.DEPTH_LOW_EVENT, depthLowEvent)
-                .with(QueueConfiguration.FULL_EVENT, fullEvent).with(QueueConfiguration.USAGE, usage);
+    /** A queue as errors name it: {@code queue 'ORDERS'}. */
+    private static String owner(String name) {
+        return "queue '" + name + "'";
     }
 
-    /** A queue with these settings and the usage of an ordinary queue. */
-    public QueueDefinition(String name, Long maxDepth, Long maxBytes, String policy, Long maxPageBytes,
-                           String pageFullPolicy, Integer backoutThreshold, String backoutQueue,
-                           Integer depthHighEvent, Integer depthLowEvent, Boolean fullEvent) {
-        this(name, maxDepth, maxBytes, policy, maxPageBytes, pageFullPolicy, backoutThreshold, backoutQueue,
-                depthHighEvent, depthLowEvent, fullEvent, null);
+    /** The queue {@code name} with every other key at its default (none). */
+    public static QueueDefinition named(String name) {
+        return new QueueDefinition(SettingValues.defaults("", KEYS).named(owner(name))
+                .with(QueueConfiguration.NAME, name));
     }
 
     /** A transmission queue with every other setting at its default. */
     public static QueueDefinition transmissionQueue(String name) {
-        return new QueueDefinition(name, null, null, null, null, null, null, null, null, null, null, TRANSMISSION);
+        return named(name).with(QueueConfiguration.USAGE, TRANSMISSION);
     }
 
-    /** Whether this is a transmission queue ({@link #usage} {@value #TRANSMISSION}). */
+    /** The value of {@code setting}, one of {@link QueueConfiguration}'s: null for none (its default). */
+    public <T> T get(Setting<T> setting) {
+        return values.get(setting);
+    }
+
+    /**
+     * This queue with {@code setting} (one of {@link QueueConfiguration}'s) at {@code value}; checked by
+     * {@link #check} (a rule between keys may need the next change).
+     */
+    public <T> QueueDefinition with(Setting<T> setting, T value) {
+        return new QueueDefinition(values.with(setting, value));
+    }
+
+    /** The queue's name. */
+    public String name() {
+        return values.get(QueueConfiguration.NAME);
+    }
+
+    /** Whether this is a transmission queue ({@code usage} {@value #TRANSMISSION}). */
     public boolean transmission() {
-        return TRANSMISSION.equals(usage);
+        return TRANSMISSION.equals(values.get(QueueConfiguration.USAGE));
     }
 
-    /** A queue with a depth limit of its own (or null) and every other setting at its default. */
-    public QueueDefinition(String name, Long maxDepth) {
-        this(name, maxDepth, null, null);
-    }
-
-    /** A queue with its own depth limit and memory settings (each may be null) and every other setting at its default. */
-    public QueueDefinition(String name, Long maxDepth, Long maxBytes, String policy) {
-        this(name, maxDepth, maxBytes, policy, null, null);
-    }
-
-    /** A queue with its own depth limit, memory and disk settings (each may be null) and no backout or events. */
-    public QueueDefinition(String name, Long maxDepth, Long maxBytes, String policy, Long maxPageBytes,
-                           String pageFullPolicy) {
-        this(name, maxDepth, maxBytes, policy, maxPageBytes, pageFullPolicy, null, null, null, null, null);
-    }
-
-    /** Whether a queue-full event is published ({@link #fullEvent} true). */
+    /** Whether a queue-full event is published ({@code fullEvent} true). */
     public boolean publishesFullEvents() {
-        return Boolean.TRUE.equals(fullEvent);
+        return Boolean.TRUE.equals(values.get(QueueConfiguration.FULL_EVENT));
+    }
+
+    /**
+     * The keys it gives (its name aside), in declaration order, each value as config/wharf.yaml writes it: what the
+     * definitions file keeps, read back through {@link #read(String, Map, String)}.
+     */
+    public Map<String, String> attributes() {
+        Map<String, String> attributes = new LinkedHashMap<>();
+        for (Setting<?> key : KEYS) {
+            String text = text(key);
+            if (text != null && key != QueueConfiguration.NAME) {
+                attributes.put(key.key(), text);
+            }
+        }
+        return attributes;
+    }
+
+    private <T> String text(Setting<T> setting) {
+        return setting.asText(values.get(setting));
+    }
+
+    /**
+     * Every key by its name in config/wharf.yaml, in declaration order, as settings in force show them (null for
+     * none): what {@code display queue} shows as the queue's {@code settings}.
+     */
+    public Map<String, Object> shown() {
+        return values.shown();
     }
 
     /** Its settings that are not at their default, for people: "maxDepth 50, backoutThreshold 3" (or "the defaults"). */
     public String describeSettings() {
         StringBuilder text = new StringBuilder();
-        values().shown().forEach((key, value) -> {
+        shown().forEach((key, value) -> {
             if (value != null && !key.equals(QueueConfiguration.NAME.key())) {
                 text.append(text.length() == 0 ? "" : ", ").append(key).append(' ').append(value);
             }
@@ -130,31 +153,27 @@ public record QueueDefinition(String name, Long maxDepth, Long maxBytes, String 
     }
 
     /**
-     * This definition with an administrator's changes ({@code wharf admin alter queue}): each non-null setting of
-     * {@code changes} replaces this one's, where the value that means "the default" (maxDepth, maxBytes, maxPageBytes,
-     * backoutThreshold, depthHighEvent or depthLowEvent 0; policy or pageFullPolicy {@code default}; backoutQueue
-     * empty; fullEvent false; usage {@value #NORMAL}) makes it null again. The name is this one's.
+     * This queue with an administrator's changes ({@code wharf admin define|alter queue}): texts by key as
+     * config/wharf.yaml names them; an empty one or {@value #DEFAULT} puts a key back to its default, and a key left
+     * out stays as it is. Read and checked as an entry of {@code queues:} is.
+     *
+     * @param source what the changes come from, for errors ("the command 'alter queue ORDERS'")
+     * @throws ConfigurationException naming an unknown key, or a value of the wrong type or refused
      */
-    public QueueDefinition alteredBy(QueueDefinition changes) {
-        return new QueueDefinition(name,
-                pick(changes.maxDepth, maxDepth, 0L),
-                pick(changes.maxBytes, maxBytes, 0L),
-                pick(changes.policy, policy, "default"),
-                pick(changes.maxPageBytes, maxPageBytes, 0L),
-                pick(changes.pageFullPolicy, pageFullPolicy, "default"),
-                pick(changes.backoutThreshold, backoutThreshold, 0),
-                pick(changes.backoutQueue, backoutQueue, ""),
-                pick(changes.depthHighEvent, depthHighEvent, 0),
-                pick(changes.depthLowEvent, depthLowEvent, 0),
-                pick(changes.fullEvent, fullEvent, Boolean.FALSE),
-                pick(changes.usage, usage, NORMAL));
+    public QueueDefinition alteredBy(Map<String, String> changes, String source) {
+        Map<String, String> attributes = attributes();
+        changes.forEach((key, text) -> {
+            if ((text == null || text.isEmpty() || DEFAULT.equals(text)) && isKey(key)) {
+                attributes.remove(key);
+            } else {
+                attributes.put(key, text);
+            }
+        });
+        return read(name(), attributes, source);
     }
 
-    private static <T> T pick(T change, T current, T meansDefault) {
-        if (change == null) {
-            return current;
-        }
-        return change.equals(meansDefault) ? null : change;
+    private static boolean isKey(String key) {
+        return KEYS.stream().anyMatch(setting -> setting.key().equals(key));
     }
 
     /**
@@ -164,13 +183,16 @@ public record QueueDefinition(String name, Long maxDepth, Long maxBytes, String 
      * @throws ConfigurationException naming the queue, the setting, its value and what it must be
      */
     public void check() {
-        values().check();
+        values.check();
         checkBetween();
     }
 
     /** The rules between its settings: a backout queue of another name, a depth-low event below a depth-high one. */
     private void checkBetween() {
-        if (backoutQueue != null && backoutQueue.equals(name)) {
+        String backoutQueue = values.get(QueueConfiguration.BACKOUT_QUEUE);
+        Integer depthHighEvent = values.get(QueueConfiguration.DEPTH_HIGH_EVENT);
+        Integer depthLowEvent = values.get(QueueConfiguration.DEPTH_LOW_EVENT);
+        if (backoutQueue != null && backoutQueue.equals(name())) {
             throw bad("backoutQueue", "'" + backoutQueue + "'", "another queue's name");
         }
         if (depthLowEvent != null && (depthHighEvent == null || depthLowEvent < 0 || depthLowEvent >= depthHighEvent)) {
@@ -181,7 +203,24 @@ public record QueueDefinition(String name, Long maxDepth, Long maxBytes, String 
     }
 
     private ConfigurationException bad(String setting, Object value, String must) {
-        return new ConfigurationException("Setting " + setting + " of queue '" + name + "' must be " + must + ", was "
-                + value + ".");
+        return new ConfigurationException("Setting " + setting + " of queue '" + name() + "' must be " + must
+                + ", was " + value + ".");
+    }
+
+    /** Whether {@code other} is a queue with the same value of every key. */
+    @Override
+    public boolean equals(Object other) {
+        return other instanceof QueueDefinition that && values.equals(that.values);
+    }
+
+    @Override
+    public int hashCode() {
+        return values.hashCode();
+    }
+
+    /** {@code queue 'ORDERS' (maxDepth 50, backoutThreshold 3)}. */
+    @Override
+    public String toString() {
+        return owner(name()) + " (" + describeSettings() + ")";
     }
 }

@@ -393,8 +393,10 @@ public final class ServerConfig {
          * replacing an earlier definition of the same name.
          */
         public Builder pagingQueue(String name, long maxBytes, long maxPageBytes, MemoryPolicy pageFullPolicy) {
-            return define(new QueueDefinition(name, null, maxBytes, MemoryPolicy.PAGE.toString(),
-                    maxPageBytes == 0 ? null : maxPageBytes, pageFullPolicy.toString()));
+            return define(QueueDefinition.named(name).with(QueueConfiguration.MAX_BYTES, maxBytes)
+                    .with(QueueConfiguration.POLICY, MemoryPolicy.PAGE.toString())
+                    .with(QueueConfiguration.MAX_PAGE_BYTES, maxPageBytes == 0 ? null : maxPageBytes)
+                    .with(QueueConfiguration.PAGE_FULL_POLICY, pageFullPolicy.toString()));
         }
 
         /** Sets the bytes a producer's session may send before the server returns credit. */
@@ -409,7 +411,8 @@ public final class ServerConfig {
 
         /** Defines a queue with its own memory budget and policy (replacing an earlier definition of the same name). */
         public Builder queue(String name, long maxBytes, MemoryPolicy policy) {
-            return define(new QueueDefinition(name, null, maxBytes, policy.toString()));
+            return define(QueueDefinition.named(name).with(QueueConfiguration.MAX_BYTES, maxBytes)
+                    .with(QueueConfiguration.POLICY, policy.toString()));
         }
 
         /** Adds memory settings for the subscriptions under a topic filter (see {@link TopicDefinition}). */
@@ -546,12 +549,12 @@ public final class ServerConfig {
 
         /** Defines a queue with the server-wide depth limit (replacing an earlier definition of the same name). */
         public Builder queue(String name) {
-            return define(new QueueDefinition(name, null));
+            return define(QueueDefinition.named(name));
         }
 
         /** Defines a queue with its own depth limit (replacing an earlier definition of the same name). */
         public Builder queue(String name, long maxDepth) {
-            return define(new QueueDefinition(name, maxDepth));
+            return define(QueueDefinition.named(name).with(QueueConfiguration.MAX_DEPTH, maxDepth));
         }
 
         /** Defines a queue with all its settings (replacing an earlier definition of the same name). */

@@ -135,11 +135,12 @@ public final class Setting<T> {
      */
     public static <E> Setting<E> choice(String key, E defaultValue, Function<String, E> parse) {
         return new Setting<>(key, defaultValue, (file, k, absent) -> {
+            String text = file.text(k, null); // the key known there, given or not ("Known settings here: ...")
             if (!file.has(k)) {
                 return absent;
             }
             try {
-                return parse.apply(file.text(k, null));
+                return parse.apply(text);
             } catch (ConfigurationException e) {
                 throw new ConfigurationException(e.getMessage() + " (in " + file.where(k) + ")", e);
             }

@@ -75,6 +75,18 @@ public final class Settings {
         return entries.containsKey(key);
     }
 
+    /**
+     * A mapping of texts that come from no YAML file (an admin command's arguments, a line of the queues' definitions
+     * file), read as a file's: {@code source} names them in errors ({@code the command 'alter queue ORDERS'}).
+     *
+     * @param path where the mapping is, for errors: empty at the top level
+     */
+    public static Settings ofTexts(String source, String path, Map<String, String> texts) {
+        Settings settings = new Settings(source, path);
+        texts.forEach((key, text) -> settings.put(key, new Value(text, 0)));
+        return settings;
+    }
+
     /** The text of {@code key}: {@code absent} when the file leaves it out, null when it gives it empty. */
     public String text(String key, String absent) {
         Value value = value(key);

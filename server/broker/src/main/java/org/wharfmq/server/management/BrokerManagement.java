@@ -29,6 +29,7 @@ import org.wharfmq.server.transport.OpenConnections;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
+import java.util.Map;
 import java.util.function.Supplier;
 
 /**
@@ -130,7 +131,7 @@ public final class BrokerManagement implements Management {
         return new QueueStatus(queue.name(), queues.origin(queue), s.depth(), s.maxDepth(), s.maxDepthSetOnQueue(),
                 s.consumers(), s.browsers(), s.producers(), age, s.enqueued(), s.dequeued(), s.expired(),
                 s.deadLettered(), s.heldBytes(), s.paged(), s.pagedBytes(), s.pagingFailure(),
-                queues.definition(queue));
+                queues.definition(queue).shown());
     }
 
     /** The named or temporary queue {@code name}, or UNKNOWN_DESTINATION. */
@@ -149,8 +150,8 @@ public final class BrokerManagement implements Management {
     }
 
     @Override
-    public QueueStatus alterQueue(QueueDefinition changes) {
-        return status(queues.alterQueue(changes), queues.clock().millis());
+    public QueueStatus alterQueue(String name, Map<String, String> changes) {
+        return status(queues.alterQueue(name, changes), queues.clock().millis());
     }
 
     @Override

@@ -7,6 +7,7 @@ import org.wharfmq.server.transport.ConnectionInfo;
 import org.wharfmq.server.topic.TopicManager.SubscriptionInfo;
 
 import java.util.List;
+import java.util.Map;
 
 /**
  * What operators see of a queue manager and do to it: the one view the admin command queue, a metrics endpoint and a
@@ -60,10 +61,12 @@ public interface Management {
     /**
      * Changes a queue's settings at run time (kept across restarts); a queue created by use becomes a defined one.
      *
-     * @param changes the queue's name and the settings to change: null leaves one as it is; 0 (or {@code default}
-     *                for policy, an empty backoutQueue, false for fullEvent) puts it back to its default
+     * @param changes the settings to change, texts by key as config/wharf.yaml names them ({@code maxDepth}
+     *                {@code 500}): a key left out stays as it is; an empty text or {@code default} puts it back to its
+     *                default ({@link QueueDefinition#alteredBy})
+     * @throws IllegalArgumentException naming an unknown key, or a value of the wrong type or refused
      */
-    QueueStatus alterQueue(QueueDefinition changes);
+    QueueStatus alterQueue(String name, Map<String, String> changes);
 
     /**
      * Deletes a queue; one that holds messages or has consumers or browsers only when {@code force}, its waiting

@@ -1,7 +1,8 @@
 package org.wharfmq.server.management;
 
-import org.wharfmq.server.config.QueueDefinition;
 import org.wharfmq.server.queue.QueueOrigin;
+
+import java.util.Map;
 
 /**
  * One queue as an administrator sees it ({@code display queue}): its settings, what it holds and serves now, and its
@@ -28,11 +29,11 @@ import org.wharfmq.server.queue.QueueOrigin;
  * @param pagedBytes      the bytes of their page records, as the disk budgets (maxPageBytes) count them
  * @param pagingFailure   why its page files cannot be written or read now (its paging has stopped, its
  *                        pageFullPolicy applies, and it tries again every second), or null
- * @param settings        its settings in force (a setting left at its default is null): maxBytes, policy,
- *                        backoutThreshold, backoutQueue, depthHighEvent, depthLowEvent, fullEvent
+ * @param settings        its settings in force, by key as config/wharf.yaml names them, every key of a queue (its name
+ *                        first, one left at its default null: {@code QueueDefinition.shown})
  */
 public record QueueStatus(String name, QueueOrigin origin, long depth, long maxDepth, boolean ownMaxDepth,
                           int consumers, int browsers, int producers, Long oldestMessageAgeMillis, long enqueued,
                           long dequeued, long expired, long deadLettered, long memoryBytes, long paged,
-                          long pagedBytes, String pagingFailure, QueueDefinition settings) {
+                          long pagedBytes, String pagingFailure, Map<String, Object> settings) {
 }

@@ -8,6 +8,7 @@ import org.wharfmq.server.LockOrder;
 import org.wharfmq.server.OrderedLock;
 import org.wharfmq.server.WharfException;
 import org.wharfmq.server.config.MemoryPolicy;
+import org.wharfmq.server.config.QueueConfiguration;
 import org.wharfmq.server.config.QueueDefinition;
 import org.wharfmq.server.store.Persistence;
 import org.wharfmq.server.store.StoreCompletion;
@@ -877,8 +878,9 @@ public final class LocalQueue {
         lock.lock();
         try {
             accounting.configure(maxDepth, memoryLimit, definition, events);
-            backoutThreshold = definition.backoutThreshold() == null ? 0 : definition.backoutThreshold();
-            backoutQueue = definition.backoutQueue();
+            Integer threshold = definition.get(QueueConfiguration.BACKOUT_THRESHOLD);
+            backoutThreshold = threshold == null ? 0 : threshold;
+            backoutQueue = definition.get(QueueConfiguration.BACKOUT_QUEUE);
         } finally {
             unlock();
         }

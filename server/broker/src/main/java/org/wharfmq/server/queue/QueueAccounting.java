@@ -4,6 +4,7 @@ import org.wharfmq.protocol.frame.ErrorCode;
 import org.wharfmq.server.OrderedLock;
 import org.wharfmq.server.WharfException;
 import org.wharfmq.server.config.MemoryPolicy;
+import org.wharfmq.server.config.QueueConfiguration;
 import org.wharfmq.server.config.QueueDefinition;
 
 import java.time.InstantSource;
@@ -401,7 +402,7 @@ final class QueueAccounting {
     void configure(long maxDepth, MemoryLimit memoryLimit, QueueDefinition definition, QueueEvents events) {
         assert lock.isHeldByCurrentThread();
         this.maxDepth = maxDepth;
-        this.maxDepthSetOnQueue = definition.maxDepth() != null;
+        this.maxDepthSetOnQueue = definition.get(QueueConfiguration.MAX_DEPTH) != null;
         this.limit = memoryLimit;
         boolean wasOver = overLimit;
         overLimit = memoryLimit.limited() && heldBytes >= memoryLimit.maxBytes();
@@ -410,8 +411,8 @@ final class QueueAccounting {
         }
         eventSink = events;
         fullEvents = definition.publishesFullEvents();
-        Integer high = definition.depthHighEvent();
-        Integer low = definition.depthLowEvent();
+        Integer high = definition.get(QueueConfiguration.DEPTH_HIGH_EVENT);
+        Integer low = definition.get(QueueConfiguration.DEPTH_LOW_EVENT);
         depthHighEventAt = high == null ? Long.MAX_VALUE : Math.max(1, (maxDepth * high + 99) / 100);
         depthLowEvents = low != null;
         depthLowEventAt = low != null ? maxDepth * low / 100 : depthHighEventAt - 1;

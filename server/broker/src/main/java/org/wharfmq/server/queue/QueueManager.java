@@ -11,6 +11,7 @@ import org.wharfmq.server.OrderedLock;
 import org.wharfmq.server.WharfException;
 import org.wharfmq.server.config.ConfigurationException;
 import org.wharfmq.server.config.MemoryPolicy;
+import org.wharfmq.server.config.QueueConfiguration;
 import org.wharfmq.server.config.QueueDefinition;
 import org.wharfmq.server.config.QueueReference;
 import org.wharfmq.server.config.ServerConfig;
@@ -190,7 +191,8 @@ public final class QueueManager implements AutoCloseable {
 
     /** A new queue with the settings of {@code d}. */
     private LocalQueue definedQueue(QueueDefinition d) {
-        LocalQueue queue = LocalQueue.defined(d.name(), depthLimitOf(d), d.maxDepth() != null, persistence,
+        LocalQueue queue = LocalQueue.defined(d.name(), depthLimitOf(d), d.get(QueueConfiguration.MAX_DEPTH) != null,
+                persistence,
                 deadLetters, clock, memoryLimitOf(d), memoryBudget, pager);
         configure(queue, d);
         return queue;
@@ -203,21 +205,26 @@ public final class QueueManager implements AutoCloseable {
 
     /** The depth limit a definition gives its queue: its own, else the server-wide one. */
     private long depthLimitOf(QueueDefinition d) {
-        return d.maxDepth() != null ? d.maxDepth() : defaultMaxDepth;
+        Long own = d.get(QueueConfiguration.MAX_DEPTH);
+        return own != null ? own : defaultMaxDepth;
     }
 
     /** A defined queue's memory budget and policy: its own, else none and the server-wide policy. */
     private MemoryLimit memoryLimitOf(QueueDefinition q) {
         String owner = "queue '" + q.name() + "'";
-        MemoryPolicy policy = q.policy() == null ? defaultPolicy
-                : MemoryPolicy.parse(q.policy(), "policy of queue '" + q.name() + "'");
-        MemoryPolicy whenFull = q.pageFullPolicy() == null ? defaultPageFullPolicy
-                : MemoryPolicy.parse(q.pageFullPolicy(), "pageFullPolicy of queue '" + q.name() + "'");
-        MemoryLimit.PageLimit paging = q.maxPageBytes() == null
+        String ownPolicy = q.get(QueueConfiguration.POLICY);
+        String ownPageFullPolicy = q.get(QueueConfiguration.PAGE_FULL_POLICY);
+        Long maxPageBytes = q.get(QueueConfiguration.MAX_PAGE_BYTES);
+        Long maxBytes = q.get(QueueConfiguration.MAX_BYTES);
+        MemoryPolicy policy = ownPolicy == null ? defaultPolicy
+                : MemoryPolicy.parse(ownPolicy, "policy of queue '" + q.name() + "'");
+        MemoryPolicy whenFull = ownPageFullPolicy == null ? defaultPageFullPolicy
+                : MemoryPolicy.parse(ownPageFullPolicy, "pageFullPolicy of queue '" + q.name() + "'");
+        MemoryLimit.PageLimit paging = maxPageBytes == null
                 ? new MemoryLimit.PageLimit(0, whenFull, "none of its own")
-                : new MemoryLimit.PageLimit(q.maxPageBytes(), whenFull, "setting maxPageBytes of queue '" + q.name() + "'");
-        return q.maxBytes() == null ? new MemoryLimit(0, policy, owner, "none of its own", paging)
-                : new MemoryLimit(q.maxBytes(), policy, owner, "setting maxBytes of queue '" + q.name() + "'", paging);
+                : new MemoryLimit.PageLimit(maxPageBytes, whenFull, "setting maxPageBytes of queue '" + q.name() + "'");
+        return maxBytes == null ? new MemoryLimit(0, policy, owner, "none of its own", paging)
+                : new MemoryLimit(maxBytes, policy, owner, "setting maxBytes of queue '" + q.name() + "'", paging);
     }
 
     /** The disk budget and policy of a paging queue with no disk budget of its own (or of a subscription). */
@@ -650,7 +657,8 @@ public final class QueueManager implements AutoCloseable {
 
     /** Whether {@code name} is a local queue whose usage is transmission (a channel's to take from). */
     public boolean isTransmissionQueue(String name) {
-        return queues.containsKey(name) && definitionOf(name).transmission();
+        QueueDefinition defined = definedOrNull(name);
+        return defined != null && defined.transmission() && queues.containsKey(name);
     }
 
     // ---- administration (the management view) ----
@@ -763,20 +771,24 @@ public final class QueueManager implements AutoCloseable {
      * Changes a queue's settings at run time and keeps its definition in the definitions file, where it wins over
      * the configuration's at the next start. A queue created by use becomes a defined one (never deleted as unused).
      *
-     * @param changes the queue's name and the settings to change: null leaves a setting as it is, the value that
-     *                means "the default" resets it ({@link QueueDefinition#alteredBy})
+     * @param name    the queue's name
+     * @param changes the settings to change, texts by key as config/wharf.yaml names them; a key left out stays as
+     *                it is, an empty text or {@code default} puts it back to its default ({@link QueueDefinition#alteredBy})
      * @throws WharfException UNKNOWN_DESTINATION when there is no such queue; ILLEGAL_STATE for a temporary queue or
      *                        one of the queue manager's own
      * @throws IllegalArgumentException for a setting out of its range (the message names it)
      * @throws java.io.UncheckedIOException as {@link #defineQueue}
      */
-    public LocalQueue alterQueue(QueueDefinition changes) {
-        String name = changes.name();
+    public LocalQueue alterQueue(String name, Map<String, String> changes) {
         checkAdministrable(name, "alter");
         definitions.lock();
         try {
-            QueueDefinition altered = definitionOf(name).alteredBy(changes);
-            checkSettings(altered);
+            QueueDefinition altered;
+            try {
+                altered = definitionOf(name).alteredBy(changes, "the command 'alter queue " + name + "'");
+            } catch (ConfigurationException e) {
+                throw new IllegalArgumentException(e.getMessage(), e);
+            }
             LocalQueue queue = queues.computeIfPresent(name, (n, q) -> { // one step with a deletion as unused
                 q.keep();
                 forgetCreator(n); // an administrator's queue now: no longer its creator's
@@ -796,10 +808,16 @@ public final class QueueManager implements AutoCloseable {
 
     /** The settings in force for the queue {@code name}: made at run time, else the configuration's, else defaults. */
     private QueueDefinition definitionOf(String name) {
+        QueueDefinition defined = definedOrNull(name);
+        return defined != null ? defined : QueueDefinition.named(name);
+    }
+
+    /** The settings made at run time for the queue {@code name}, else the configuration's, else null. */
+    private QueueDefinition definedOrNull(String name) {
         definitions.lock();
         try {
             QueueDefinition runtime = runtimeDefinitions.get(name);
-            return runtime != null ? runtime : configured.getOrDefault(name, new QueueDefinition(name, null));
+            return runtime != null ? runtime : configured.get(name);
         } finally {
             definitions.unlock();
         }

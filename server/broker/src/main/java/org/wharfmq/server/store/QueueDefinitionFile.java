@@ -13,10 +13,9 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Collection;
-import java.util.HashMap;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.function.Function;
 
 /**
  * The queues an administrator defined or altered at run time ({@code wharf admin define|alter queue}), kept in the
@@ -31,9 +30,10 @@ import java.util.function.Function;
  * <h2>Format</h2>
  * UTF-8 lines; {@code #} starts a comment. One queue per line: its name, then its settings as {@code key=value}, all
  * separated by tabs. The name and the values are URL-encoded (so they may hold any character, a tab or a line break
- * included). The settings are those of {@link QueueDefinition}, named as in config/wharf.yaml ({@code maxDepth},
- * {@code maxBytes}, {@code policy}, {@code backoutThreshold}, {@code backoutQueue}, {@code depthHighEvent},
- * {@code depthLowEvent}, {@code fullEvent}, {@code usage}); one left out has its default. A queue alias, remote
+ * included). The settings are a queue's keys ({@code QueueConfiguration}), named and written as in config/wharf.yaml
+ * ({@code maxDepth=1000}, {@code usage=transmission}) and read back through the same declarations
+ * ({@link QueueDefinition#attributes}, {@link QueueDefinition#read(String, Map, String)}); one left out has its
+ * default. A queue alias, remote
  * queue or queue-manager alias ({@link QueueReference}) is a line with {@code type=alias} or {@code type=remote} and
  * its {@code target}, {@code remoteQueue}, {@code remoteQueueManager} and {@code transmissionQueue}.
  *
@@ -68,26 +68,14 @@ public final class QueueDefinitionFile {
 
     /** The file's name in the data directory. */
     public static final String FILE_NAME = "queues.def";
-    private static final String MAX_DEPTH = "maxDepth";
-    private static final String MAX_BYTES = "maxBytes";
-    private static final String POLICY = "policy";
-    private static final String MAX_PAGE_BYTES = "maxPageBytes";
-    private static final String PAGE_FULL_POLICY = "pageFullPolicy";
-    private static final String BACKOUT_THRESHOLD = "backoutThreshold";
-    private static final String BACKOUT_QUEUE = "backoutQueue";
-    private static final String DEPTH_HIGH_EVENT = "depthHighEvent";
-    private static final String DEPTH_LOW_EVENT = "depthLowEvent";
-    private static final String FULL_EVENT = "fullEvent";
-    private static final String USAGE = "usage";
     private static final String TYPE = "type";
     private static final String TARGET = "target";
     private static final String REMOTE_QUEUE = "remoteQueue";
     private static final String REMOTE_QUEUE_MANAGER = "remoteQueueManager";
     private static final String TRANSMISSION_QUEUE = "transmissionQueue";
-    /** Every setting of a {@link QueueDefinition} and a {@link QueueReference}, as config/wharf.yaml names it. */
-    private static final List<String> KEYS = List.of(MAX_DEPTH, MAX_BYTES, POLICY, MAX_PAGE_BYTES,
-            PAGE_FULL_POLICY, BACKOUT_THRESHOLD, BACKOUT_QUEUE, DEPTH_HIGH_EVENT, DEPTH_LOW_EVENT, FULL_EVENT, USAGE,
-            TYPE, TARGET, REMOTE_QUEUE, REMOTE_QUEUE_MANAGER, TRANSMISSION_QUEUE);
+    /** The settings of a {@link QueueReference}, as config/wharf.yaml names them (a queue's are its own). */
+    private static final List<String> REFERENCE_KEYS = List.of(TYPE, TARGET, REMOTE_QUEUE, REMOTE_QUEUE_MANAGER,
+            TRANSMISSION_QUEUE);
 
     /**
      * What the file keeps.
@@ -179,56 +167,40 @@ public final class QueueDefinitionFile {
         } catch (IllegalArgumentException e) {
             throw bad(number, "the queue name '" + fields[0] + "' is not URL-encoded: " + e.getMessage());
         }
-        Map<String, String> settings = new HashMap<>();
+        Map<String, String> settings = new LinkedHashMap<>();
         for (int f = 1; f < fields.length; f++) {
             int eq = fields[f].indexOf('=');
-            String key = eq < 0 ? fields[f] : fields[f].substring(0, eq);
-            if (!KEYS.contains(key) || eq < 0) {
-                throw bad(number, "unknown setting '" + fields[f] + "' (known: " + String.join(", ", KEYS) + ")");
+            if (eq < 0) {
+                throw bad(number, "'" + fields[f] + "' is not a setting (key=value)");
             }
-            settings.put(key, URLDecoder.decode(fields[f].substring(eq + 1), StandardCharsets.UTF_8));
+            settings.put(fields[f].substring(0, eq), URLDecoder.decode(fields[f].substring(eq + 1),
+                    StandardCharsets.UTF_8));
         }
-        if (settings.containsKey(TYPE)) {
-            QueueReference reference = new QueueReference(name, settings.get(TYPE), settings.get(TARGET),
-                    settings.get(REMOTE_QUEUE), settings.get(REMOTE_QUEUE_MANAGER), settings.get(TRANSMISSION_QUEUE));
-            try {
-                reference.check();
-            } catch (ConfigurationException e) {
-                throw bad(number, e.getMessage());
-            }
-            return reference;
-        }
-        QueueDefinition definition;
         try {
-            definition = new QueueDefinition(name, number(settings, MAX_DEPTH, Long::valueOf),
-                    number(settings, MAX_BYTES, Long::valueOf), settings.get(POLICY),
-                    number(settings, MAX_PAGE_BYTES, Long::valueOf), settings.get(PAGE_FULL_POLICY),
-                    number(settings, BACKOUT_THRESHOLD, Integer::valueOf), settings.get(BACKOUT_QUEUE),
-                    number(settings, DEPTH_HIGH_EVENT, Integer::valueOf),
-                    number(settings, DEPTH_LOW_EVENT, Integer::valueOf),
-                    settings.containsKey(FULL_EVENT) ? Boolean.valueOf(settings.get(FULL_EVENT)) : null,
-                    settings.get(USAGE));
-            definition.check();
+            return settings.containsKey(TYPE) ? reference(name, settings) : QueueDefinition.read(name, settings,
+                    "the line");
         } catch (ConfigurationException e) {
             throw bad(number, e.getMessage());
         }
-        return definition;
     }
 
-    private static <T> T number(Map<String, String> settings, String key, Function<String, T> parse) {
-        String value = settings.get(key);
-        if (value == null) {
-            return null;
+    /** A line with a type: a queue alias, remote queue or queue-manager alias. */
+    private static QueueReference reference(String name, Map<String, String> settings) {
+        for (String key : settings.keySet()) {
+            if (!REFERENCE_KEYS.contains(key)) {
+                throw new ConfigurationException("unknown setting '" + key + "' of a queue of type "
+                        + settings.get(TYPE) + " (known: " + String.join(", ", REFERENCE_KEYS) + ")");
+            }
         }
-        try {
-            return parse.apply(value);
-        } catch (NumberFormatException e) {
-            throw new ConfigurationException(key + " must be a whole number, not '" + value + "'");
-        }
+        QueueReference reference = new QueueReference(name, settings.get(TYPE), settings.get(TARGET),
+                settings.get(REMOTE_QUEUE), settings.get(REMOTE_QUEUE_MANAGER), settings.get(TRANSMISSION_QUEUE));
+        reference.check();
+        return reference;
     }
 
     private ConfigurationException bad(int line, String what) {
-        return new ConfigurationException("Line " + line + " of " + file + " (the queues defined at run time): " + what
+        String said = what.endsWith(".") ? what.substring(0, what.length() - 1) : what;
+        return new ConfigurationException("Line " + line + " of " + file + " (the queues defined at run time): " + said
                 + ". Correct or remove the line; the file is rewritten by 'wharf admin define|alter|delete queue'.");
     }
 
@@ -253,17 +225,7 @@ public final class QueueDefinitionFile {
         StringBuilder text = new StringBuilder(HEADER);
         for (QueueDefinition d : definitions) {
             text.append(URLEncoder.encode(d.name(), StandardCharsets.UTF_8));
-            append(text, MAX_DEPTH, d.maxDepth());
-            append(text, MAX_BYTES, d.maxBytes());
-            append(text, POLICY, d.policy());
-            append(text, MAX_PAGE_BYTES, d.maxPageBytes());
-            append(text, PAGE_FULL_POLICY, d.pageFullPolicy());
-            append(text, BACKOUT_THRESHOLD, d.backoutThreshold());
-            append(text, BACKOUT_QUEUE, d.backoutQueue());
-            append(text, DEPTH_HIGH_EVENT, d.depthHighEvent());
-            append(text, DEPTH_LOW_EVENT, d.depthLowEvent());
-            append(text, FULL_EVENT, d.fullEvent());
-            append(text, USAGE, d.usage());
+            d.attributes().forEach((key, value) -> append(text, key, value));
             text.append('\n');
         }
         for (QueueReference r : references) {

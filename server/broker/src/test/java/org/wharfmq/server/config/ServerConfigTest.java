@@ -62,13 +62,13 @@ class ServerConfigTest {
     @Test
     void fluentQueueDefinitionReplacesAnEarlierOneOfTheSameName() {
         ServerConfig config = ServerConfig.builder().queue("A").queue("B", 5).queue("A", 7).build();
-        assertEquals(List.of(new QueueDefinition("B", 5L), new QueueDefinition("A", 7L)), config.queues());
+        assertEquals(List.of(depth("B", 5L), depth("A", 7L)), config.queues());
     }
 
     @Test
     void queuesGivenAsAListKeepARepeatedNameForValidationToRefuse() {
         ServerConfig.Builder builder = ServerConfig.builder().queue("OLD")
-                .queues(List.of(new QueueDefinition("A", null), new QueueDefinition("A", 3L)));
+                .queues(List.of(QueueDefinition.named("A"), depth("A", 3L)));
         ConfigurationException e = assertThrows(ConfigurationException.class, builder::build);
         assertEquals("Queue 'A' is defined twice under 'queues'.", e.getMessage());
     }
@@ -80,10 +80,15 @@ class ServerConfigTest {
         builder.port(4321).queue("B");
         ServerConfig derived = built.toBuilder().autoCreate(false).queue("C").build();
         assertEquals(1234, built.port());
-        assertEquals(List.of(new QueueDefinition("A", null)), built.queues());
+        assertEquals(List.of(QueueDefinition.named("A")), built.queues());
         assertTrue(built.autoCreate());
-        assertEquals(List.of(new QueueDefinition("A", null), new QueueDefinition("C", null)), derived.queues());
+        assertEquals(List.of(QueueDefinition.named("A"), QueueDefinition.named("C")), derived.queues());
         assertEquals(1234, derived.port());
-        assertThrows(UnsupportedOperationException.class, () -> built.queues().add(new QueueDefinition("D", null)));
+        assertThrows(UnsupportedOperationException.class, () -> built.queues().add(QueueDefinition.named("D")));
+    }
+
+    /** Queue {@code name} with its own depth limit. */
+    private static QueueDefinition depth(String name, long maxDepth) {
+        return QueueDefinition.named(name).with(QueueConfiguration.MAX_DEPTH, maxDepth);
     }
 }

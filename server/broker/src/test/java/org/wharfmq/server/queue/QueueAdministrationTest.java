@@ -12,6 +12,7 @@ import org.wharfmq.server.TestMessages;
 import org.wharfmq.server.WharfException;
 import org.wharfmq.server.config.ConfigurationException;
 import org.wharfmq.server.config.MemoryPolicy;
+import org.wharfmq.server.config.QueueConfiguration;
 import org.wharfmq.server.config.QueueDefinition;
 import org.wharfmq.server.config.ServerConfig;
 import org.wharfmq.server.store.InMemoryMessageStore;
@@ -22,6 +23,7 @@ import java.nio.file.Path;
 import java.time.InstantSource;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNull;
@@ -98,11 +100,11 @@ class QueueAdministrationTest {
     void definitionsMadeAtRunTimeSurviveARestartAndWinOverTheConfiguration() throws Exception {
         ServerConfig.Builder config = ServerConfig.builder().dataDirectory(data).queue("CONFIGURED", 100);
         QueueManager queues = start(config);
-        queues.defineQueue(new QueueDefinition("RUNTIME", 7L));
-        queues.alterQueue(new QueueDefinition("CONFIGURED", 50L));
+        queues.defineQueue(QueueDefinition.named("RUNTIME").with(QueueConfiguration.MAX_DEPTH, 7L));
+        queues.alterQueue("CONFIGURED", Map.of("maxDepth", "50"));
         queues.queue("BY.USE");
-        queues.alterQueue(new QueueDefinition("BY.USE", null)); // kept from now on, at the server-wide limit
-        queues.defineQueue(new QueueDefinition("GONE", null));
+        queues.alterQueue("BY.USE", Map.of()); // kept from now on, at the server-wide limit
+        queues.defineQueue(QueueDefinition.named("GONE"));
         queues.deleteQueue("GONE", false);
         queues.close();
 
@@ -124,11 +126,15 @@ class QueueAdministrationTest {
     void everySettingOfARunTimeDefinitionSurvivesARestart() {
         ServerConfig.Builder config = ServerConfig.builder().dataDirectory(data).queue("CONFIGURED");
         QueueManager queues = start(config);
-        QueueDefinition full = new QueueDefinition("EVERYTHING", 40L, 65_536L, "page", 1_000_000L, "fail", 3,
-                "EVERYTHING.BACKOUT", 80, 20, true);
+        QueueDefinition full = QueueDefinition.named("EVERYTHING").with(QueueConfiguration.MAX_DEPTH, 40L)
+                .with(QueueConfiguration.MAX_BYTES, 65_536L).with(QueueConfiguration.POLICY, "page")
+                .with(QueueConfiguration.MAX_PAGE_BYTES, 1_000_000L).with(QueueConfiguration.PAGE_FULL_POLICY, "fail")
+                .with(QueueConfiguration.BACKOUT_THRESHOLD, 3)
+                .with(QueueConfiguration.BACKOUT_QUEUE, "EVERYTHING.BACKOUT")
+                .with(QueueConfiguration.DEPTH_HIGH_EVENT, 80).with(QueueConfiguration.DEPTH_LOW_EVENT, 20)
+                .with(QueueConfiguration.FULL_EVENT, true).with(QueueConfiguration.USAGE, "transmission");
         queues.defineQueue(full);
-        QueueDefinition memoryOnly = new QueueDefinition("CONFIGURED", null, 1_000_000L, "fail");
-        queues.alterQueue(memoryOnly);
+        queues.alterQueue("CONFIGURED", Map.of("maxBytes", "1000000", "policy", "fail"));
         queues.close();
 
         QueueManager restarted = start(config);
@@ -161,8 +167,8 @@ class QueueAdministrationTest {
         QueueManager queues = start(ServerConfig.builder());
         List<QueueEvent> events = new ArrayList<>();
         queues.publishEventsTo(events::add);
-        LocalQueue queue = queues.defineQueue(new QueueDefinition("HIGH.ONLY", 4L, null, null, null, null, null, null, 50, null,
-                null));
+        LocalQueue queue = queues.defineQueue(QueueDefinition.named("HIGH.ONLY").with(QueueConfiguration.MAX_DEPTH, 4L)
+                .with(QueueConfiguration.DEPTH_HIGH_EVENT, 50));
         put(queue, "1", 0);
         put(queue, "2", 0); // 2 of 4: 50 %
         put(queue, "3", 0);
@@ -174,7 +180,7 @@ class QueueAdministrationTest {
         put(queue, "4", 0);
         assertEquals(List.of("DEPTH_HIGH 2", "DEPTH_HIGH 2"), describe(events));
 
-        queues.alterQueue(new QueueDefinition("HIGH.ONLY", 10L)); // depth 2 is below the new threshold, 5: armed
+        queues.alterQueue("HIGH.ONLY", Map.of("maxDepth", "10")); // depth 2 is below the new threshold, 5: armed
         for (int i = 0; i < 3; i++) {
             put(queue, "more-" + i, 0);
         }
@@ -185,19 +191,19 @@ class QueueAdministrationTest {
     @Test
     void anAlteredMemoryBudgetCountsWhatTheQueueHoldsNow() {
         QueueManager queues = start(ServerConfig.builder());
-        LocalQueue queue = queues.defineQueue(new QueueDefinition("BUDGET", null));
+        LocalQueue queue = queues.defineQueue(QueueDefinition.named("BUDGET"));
         put(queue, "one", 0);
         put(queue, "two", 0);
         long held = queue.heldBytes();
-        queues.alterQueue(new QueueDefinition("BUDGET", null, held, "block"));
+        queues.alterQueue("BUDGET", Map.of("maxBytes", Long.toString(held), "policy", "block"));
         assertTrue(queue.overBudget(), "a budget the queue already holds is spent");
         boolean[] released = {false};
         queue.whenUnderBudget(() -> released[0] = true);
         assertEquals(1, queue.producersHeldBack());
-        queues.alterQueue(new QueueDefinition("BUDGET", null, held + 1, null));
+        queues.alterQueue("BUDGET", Map.of("maxBytes", Long.toString(held + 1)));
         assertTrue(!queue.overBudget() && released[0], "a larger budget lets the held producers go at once");
-        queues.alterQueue(new QueueDefinition("BUDGET", null, 0L, null));
-        assertEquals(0, queue.memoryLimit().maxBytes(), "0 puts it back to none of its own");
+        queues.alterQueue("BUDGET", Map.of("maxBytes", "default"));
+        assertEquals(0, queue.memoryLimit().maxBytes(), "default puts it back to none of its own");
     }
 
     private static List<String> describe(List<QueueEvent> events) {
@@ -207,7 +213,7 @@ class QueueAdministrationTest {
     @Test
     void aQueueInUseIsDeletedOnlyWhenForcedAndAConfiguredOneNever() {
         QueueManager queues = start(ServerConfig.builder().dataDirectory(data).queue("CONFIGURED"));
-        queues.defineQueue(new QueueDefinition("BUSY", null));
+        queues.defineQueue(QueueDefinition.named("BUSY"));
         LocalQueue busy = queues.find("BUSY");
         put(busy, "one", 0);
         put(busy, "two", 0);
@@ -238,14 +244,16 @@ class QueueAdministrationTest {
         ConfigurationException e = assertThrows(ConfigurationException.class,
                 () -> start(ServerConfig.builder().dataDirectory(data)));
         assertTrue(e.getMessage().startsWith("Line 3 of " + data.resolve(QueueDefinitionFile.FILE_NAME)
-                + " (the queues defined at run time): unknown setting 'depth=4'"), e.getMessage());
+                + " (the queues defined at run time): Unknown setting 'depth' in the line. Known settings here: "),
+                e.getMessage());
+        assertTrue(e.getMessage().contains(" maxDepth, ") && e.getMessage().contains(" usage."), e.getMessage());
     }
 
     @Test
     void aQueueNameWithAnyCharacterRoundTripsThroughTheFile() {
         QueueDefinitionFile file = QueueDefinitionFile.in(data);
-        List<QueueDefinition> odd = List.of(new QueueDefinition("tab\there", 1L), new QueueDefinition("ünï cøde %", null),
-                new QueueDefinition("#hash", null));
+        List<QueueDefinition> odd = List.of(QueueDefinition.named("tab\there").with(QueueConfiguration.MAX_DEPTH, 1L),
+                QueueDefinition.named("ünï cøde %"), QueueDefinition.named("#hash"));
         file.write(odd, List.of());
         assertEquals(odd, file.read().queues());
     }

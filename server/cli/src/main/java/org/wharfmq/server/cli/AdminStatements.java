@@ -3,6 +3,7 @@ package org.wharfmq.server.cli;
 import com.fasterxml.jackson.databind.JsonNode;
 import org.wharfmq.jms.WharfConnectionFactory;
 import org.wharfmq.server.admin.AdminProtocol;
+import org.wharfmq.server.admin.AdminRequest;
 import org.wharfmq.server.channels.ChannelCommands;
 import org.wharfmq.server.replication.ReplicationCommands;
 import picocli.CommandLine;
@@ -19,6 +20,7 @@ import java.io.IOException;
 import java.io.PrintWriter;
 import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 
@@ -174,7 +176,7 @@ final class AdminStatements implements Runnable, AutoCloseable {
 
         @Command(name = "queue", mixinStandardHelpOptions = true, description = "Defines a queue; it exists until deleted, across restarts.")
         int queue(@Parameters(paramLabel = "NAME") String name, @Mixin QueueSettings settings) {
-            return send("define-queue", settings.arguments(name, false),
+            return send("define-queue", settings.arguments(name),
                     result -> done(() -> AdminOutput.defined("Defined", result, out)));
         }
 
@@ -222,7 +224,7 @@ final class AdminStatements implements Runnable, AutoCloseable {
         @Command(name = "queue", mixinStandardHelpOptions = true, description = "Changes a queue's settings; a queue created by use is kept from then on. "
                 + "A setting left out stays as it is; 'default' puts it back to its default.")
         int queue(@Parameters(paramLabel = "NAME") String name, @Mixin QueueSettings settings) {
-            return send("alter-queue", settings.arguments(name, true),
+            return send("alter-queue", settings.arguments(name),
                     result -> done(() -> AdminOutput.defined("Altered", result, out)));
         }
     }
@@ -396,7 +398,7 @@ final class AdminStatements implements Runnable, AutoCloseable {
         }
     }
 
-    /** A queue's settings, as define and alter take them (config/wharf.yaml explains each). */
+    /** A queue's settings, as define and alter queue take them (config/wharf.yaml's queues: explains each). */
     static final class QueueSettings {
         @Option(names = "--max-depth", paramLabel = "N", description = "Its own depth limit (default: the server-wide maxQueueDepth).")
         String maxDepth;
@@ -431,27 +433,39 @@ final class AdminStatements implements Runnable, AutoCloseable {
         @Option(names = "--usage", paramLabel = "transmission|normal", description = "transmission: a transmission queue, for a channel to another queue manager (default: normal).")
         String usage;
 
-        /**
-         * The request's arguments. For alter, {@code default} becomes the value that puts a setting back to its
-         * default (0, an empty backout queue, off).
-         */
-        Map<String, Object> arguments(String name, boolean alter) {
-            return AdminStatements.arguments(AdminProtocol.QUEUE, name,
-                    AdminProtocol.MAX_DEPTH, orDefault(maxDepth, alter, 0L),
-                    AdminProtocol.MAX_BYTES, orDefault(maxBytes, alter, 0L),
-                    AdminProtocol.POLICY, policy,
-                    AdminProtocol.MAX_PAGE_BYTES, orDefault(maxPageBytes, alter, 0L),
-                    AdminProtocol.PAGE_FULL_POLICY, pageFullPolicy,
-                    AdminProtocol.BACKOUT_THRESHOLD, orDefault(backoutThreshold, alter, 0L),
-                    AdminProtocol.BACKOUT_QUEUE, orDefault(backoutQueue, alter, ""),
-                    AdminProtocol.DEPTH_HIGH_EVENT, orDefault(depthHighEvent, alter, 0L),
-                    AdminProtocol.DEPTH_LOW_EVENT, orDefault(depthLowEvent, alter, 0L),
-                    AdminProtocol.FULL_EVENT, orDefault(fullEvent, alter, "off"),
-                    AdminProtocol.USAGE, orDefault(usage, alter, "normal"));
-        }
+        @Option(names = "--set", paramLabel = "KEY=VALUE", description = "Any setting by its key in"
+                + " config/wharf.yaml's queues: (maxDepth=1000, usage=transmission), those without an option of their"
+                + " own too; repeat for each.")
+        Map<String, String> set;
 
-        private static Object orDefault(String value, boolean alter, Object meansDefault) {
-            return alter && "default".equals(value) ? meansDefault : value;
+        /**
+         * The request's arguments: the queue's name and each setting given, as the property named after its key
+         * ({@code WharfMaxDepth}); {@code default} (alter: back to the default) goes as it is.
+         */
+        Map<String, Object> arguments(String name) {
+            Map<String, String> settings = new LinkedHashMap<>();
+            settings.put("maxDepth", maxDepth);
+            settings.put("maxBytes", maxBytes);
+            settings.put("policy", policy);
+            settings.put("maxPageBytes", maxPageBytes);
+            settings.put("pageFullPolicy", pageFullPolicy);
+            settings.put("backoutThreshold", backoutThreshold);
+            settings.put("backoutQueue", backoutQueue);
+            settings.put("depthHighEvent", depthHighEvent);
+            settings.put("depthLowEvent", depthLowEvent);
+            settings.put("fullEvent", "on".equals(fullEvent) ? "true" : "off".equals(fullEvent) ? "false" : fullEvent);
+            settings.put("usage", usage);
+            if (set != null) {
+                settings.putAll(set);
+            }
+            Map<String, Object> a = new HashMap<>();
+            settings.forEach((key, value) -> {
+                if (value != null) {
+                    a.put(AdminRequest.propertyOf(key), value);
+                }
+            });
+            a.put(AdminProtocol.QUEUE, name);
+            return a;
         }
     }
 

@@ -10,6 +10,7 @@ import org.wharfmq.server.channels.HierarchyConfiguration;
 import org.wharfmq.server.channels.HierarchySettings;
 import org.wharfmq.server.config.ConfigurationException;
 import org.wharfmq.server.config.MemoryPolicy;
+import org.wharfmq.server.config.QueueConfiguration;
 import org.wharfmq.server.config.QueueDefinition;
 import org.wharfmq.server.config.QueueReference;
 import org.wharfmq.server.config.ServerConfig;
@@ -255,8 +256,9 @@ class ConfigurationFileTest {
         assertEquals(1_000, config.maxConnectionsPerAddress());
         assertEquals(1_000, config.maxTemporaryQueuesPerConnection());
         assertEquals(Runtime.getRuntime().availableProcessors(), config.ioThreads(), "0 in the sample: one per processor");
-        assertEquals(List.of(new QueueDefinition("REQUEST", null), new QueueDefinition("REPLY", null),
-                new QueueDefinition("SYSTEM.DEAD.LETTER.QUEUE", 1_000_000L)), config.queues());
+        assertEquals(List.of(QueueDefinition.named("REQUEST"), QueueDefinition.named("REPLY"),
+                QueueDefinition.named("SYSTEM.DEAD.LETTER.QUEUE").with(QueueConfiguration.MAX_DEPTH, 1_000_000L)),
+                config.queues());
     }
 
     @Test
@@ -743,8 +745,11 @@ class ConfigurationFileTest {
         assertEquals(1_048_576L, config.fanOutWindowBytes());
         assertEquals(List.of(new TopicDefinition("prices/#", 100_000L, "drop"), new TopicDefinition("orders/+", null, null)),
                 config.topics());
-        assertEquals(List.of(new QueueDefinition("ORDERS", null, 2_000_000L, "block"),
-                new QueueDefinition("INVOICES", null, 1_000_000L, "page", 50_000_000L, "block")), config.queues());
+        assertEquals(List.of(QueueDefinition.named("ORDERS").with(QueueConfiguration.MAX_BYTES, 2_000_000L)
+                        .with(QueueConfiguration.POLICY, "block"),
+                QueueDefinition.named("INVOICES").with(QueueConfiguration.MAX_BYTES, 1_000_000L)
+                        .with(QueueConfiguration.POLICY, "page").with(QueueConfiguration.MAX_PAGE_BYTES, 50_000_000L)
+                        .with(QueueConfiguration.PAGE_FULL_POLICY, "block")), config.queues());
 
         ServerConfig sample = ConfigurationFile.load(SAMPLE).server();
         assertEquals(Configuration.MAX_MEMORY_BYTES.defaultValue(), sample.maxMemoryBytes());

@@ -7,6 +7,8 @@ import org.wharfmq.server.admin.AdminException;
 import org.wharfmq.server.admin.AdminPlugin;
 import org.wharfmq.server.admin.AdminProtocol;
 import org.wharfmq.server.admin.AdminRequest;
+import org.wharfmq.server.config.QueueConfiguration;
+import org.wharfmq.server.config.Setting;
 import org.wharfmq.server.http.HttpAnswer;
 import org.wharfmq.server.http.HttpCall;
 import org.wharfmq.server.http.HttpRefusal;
@@ -46,10 +48,8 @@ final class ConsoleApi {
     /** What the audit line says a console request came from. */
     private static final String ORIGIN = "web console over HTTP";
 
-    /** What define-queue and alter-queue take: a queue's name and its settings (docs/operations.md). */
-    private static final String[] QUEUE_SETTINGS = {"queue", "maxDepth", "maxBytes", "policy", "maxPageBytes",
-            "pageFullPolicy", "backoutThreshold",
-            "backoutQueue", "depthHighEvent", "depthLowEvent", "fullEvent"};
+    /** What define-queue and alter-queue take: a queue's name and its settings, each key of a queue's. */
+    private static final String[] QUEUE_SETTINGS = queueSettings();
 
     /**
      * What define-channel and alter-channel take: a channel's name and its attributes, named as config/wharf.yaml's
@@ -107,6 +107,17 @@ final class ConsoleApi {
     ConsoleApi(AdminPlugin admin, AccessControl accessControl) {
         this.admin = admin;
         this.accessControl = accessControl;
+    }
+
+    /** {@code queue}, then each key of a queue's ({@link QueueConfiguration}) but its name. */
+    private static String[] queueSettings() {
+        List<String> arguments = new ArrayList<>(List.of("queue"));
+        for (Setting<?> key : Setting.declaredIn(QueueConfiguration.class)) {
+            if (key != QueueConfiguration.NAME) {
+                arguments.add(key.key());
+            }
+        }
+        return arguments.toArray(String[]::new);
     }
 
     private static Command read(String name, String... arguments) {

@@ -86,6 +86,13 @@ final class AdminCli {
         return result.err().strip().replaceFirst("^wharf: ", "");
     }
 
+    /** Runs {@code wharf admin --url URL words...}; it must be refused before it is sent; what it said. */
+    static String usageError(String url, String... words) {
+        FlowCommandAccess.Result result = run(url, words);
+        assertEquals(2, result.status(), "should have been refused as a usage error: " + result.out() + result.err());
+        return result.err().strip().replaceFirst("^wharf: ", "");
+    }
+
     private static FlowCommandAccess.Result run(String url, String... words) {
         List<String> args = new ArrayList<>(List.of("admin", "--url", url));
         args.addAll(List.of(words));

@@ -112,6 +112,19 @@ class ChannelDefinitionAdminTest {
         assertTrue(audit.stream().anyMatch(l -> l.contains("ran 'define-channel'") && l.contains("password=***")),
                 audit.toString());
         assertFalse(audit.toString().contains("s3cret"), audit.toString());
+        // nor an argument, which ps shows: refused before anything is sent, naming the way that keeps it out of sight
+        assertEquals("--set password=... would show the password in ps: use --password-file FILE or"
+                + " --tls-password-file KEY=FILE", AdminCli.usageError(url1, "define", "channel", "SHOWN", "--type",
+                "sender", "--connection", "tcp://127.0.0.1:1", "--xmitq", "QM9", "--user", "qm1", "--set",
+                "password=s3cret-pw"));
+        assertEquals("--set tls.trustStorePassword=... would show the password in ps: use --password-file FILE or"
+                + " --tls-password-file KEY=FILE", AdminCli.usageError(url1, "alter", "channel", "NOWHERE", "--set",
+                "tls.trustStorePassword=s3cret-pw"));
+        assertEquals("--tls trustStorePassword=... would show the password in ps: use --tls-password-file"
+                + " trustStorePassword=FILE", AdminCli.usageError(url1, "alter", "channel", "NOWHERE", "--tls",
+                "trustStorePassword=s3cret-pw"));
+        assertTrue(AdminCli.refused(url1, "display", "channel", "SHOWN").contains("No channel named 'SHOWN'"),
+                "the refused definition never reached the queue manager");
         AdminCli.ok(url1, "stop", "channel", "NOWHERE");
         String nowhere = AdminCli.ok(url1, "display", "channel", "NOWHERE");
         assertTrue(nowhere.contains("  password ") && nowhere.contains("***") && !nowhere.contains("s3cret"), nowhere);

@@ -11,8 +11,11 @@ import org.wharfmq.server.admin.AdminPlugin;
 import org.wharfmq.server.channels.HierarchyConfiguration;
 import org.wharfmq.server.cli.ConfigurationFile;
 import org.wharfmq.server.cli.FlowCommandAccess;
+import org.wharfmq.server.config.QueueKeys;
 import org.wharfmq.server.config.ServerConfig;
 import org.wharfmq.server.config.Setting;
+import org.wharfmq.server.queue.LocalQueue;
+import org.wharfmq.server.store.QueueDefinitionFile;
 import org.wharfmq.jms.WharfXAConnectionFactory;
 
 import javax.jms.Connection;
@@ -31,7 +34,9 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.HexFormat;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 
@@ -483,5 +488,58 @@ class AdminCommandTest {
             assertEquals(3, altered.get("backoutThreshold").asInt(), "a setting left out stays");
             assertTrue(kept.contains("CONFIGURED 50 ALTERED"), "the run-time definition wins: " + kept);
         }
+    }
+
+    /**
+     * Every key of a queue ({@code QueueConfiguration}), given by its key ({@code --set KEY=VALUE}), is what display
+     * queue shows, what the definitions file keeps, and what the queue has after a restart, read back from the file;
+     * alter's {@code default} puts each back. A key declared without a value in {@link QueueKeys} fails the test: a
+     * new key is round-tripped as soon as it is declared.
+     */
+    @Test
+    void everyKeyOfAQueueRoundTripsThroughTheAdminCommandAndTheDefinitionsFile() throws Exception {
+        Map<String, String> values = QueueKeys.every();
+        try (TestServer server = TestServer.start(c -> c, config -> WharfServer.start(config, new AdminPlugin()))) {
+            List<String> define = new ArrayList<>(List.of("admin", "--url", server.server().tcpUrl(), "define",
+                    "queue", "EVERY"));
+            values.forEach((key, value) -> define.addAll(List.of("--set", key + "=" + value)));
+            FlowCommandAccess.Result defined = FlowCommandAccess.run(define.toArray(String[]::new));
+            assertEquals(0, defined.status(), defined.err());
+            assertEquals(values, shownSettings(server.server().tcpUrl(), "EVERY"), "through the admin command");
+            Path file = server.config().dataDirectory().resolve(QueueDefinitionFile.FILE_NAME);
+            StringBuilder line = new StringBuilder("\nEVERY");
+            values.forEach((key, value) -> line.append('\t').append(key).append('=').append(value));
+            assertTrue(Files.readString(file).contains(line + "\n"), Files.readString(file));
+
+            WharfServer restarted = server.restart();
+            assertEquals(values, shownSettings(restarted.tcpUrl(), "EVERY"), "read back from the definitions file");
+            LocalQueue every = restarted.queueManager().find("EVERY");
+            assertEquals(values, restarted.queueManager().definition(every).attributes());
+            assertEquals(40, every.maxDepth(), "in force, not only shown");
+            assertTrue(restarted.queueManager().isTransmissionQueue("EVERY"));
+
+            List<String> alter = new ArrayList<>(List.of("admin", "--url", restarted.tcpUrl(), "alter", "queue",
+                    "EVERY"));
+            values.keySet().forEach(key -> alter.addAll(List.of("--set", key + "=default")));
+            FlowCommandAccess.Result altered = FlowCommandAccess.run(alter.toArray(String[]::new));
+            assertEquals(0, altered.status(), altered.err());
+            assertEquals(Map.of(), shownSettings(restarted.tcpUrl(), "EVERY"), "default puts every key back");
+            assertTrue(Files.readString(file).contains("\nEVERY\n"), Files.readString(file));
+            assertFalse(restarted.queueManager().isTransmissionQueue("EVERY"));
+        }
+    }
+
+    /** The settings of queue {@code queue} that display queue shows set (its name aside), as text. */
+    private static Map<String, String> shownSettings(String url, String queue) throws Exception {
+        FlowCommandAccess.Result shown = FlowCommandAccess.run("admin", "--url", url, "--json", "display", "queue",
+                queue);
+        assertEquals(0, shown.status(), shown.err());
+        Map<String, String> settings = new LinkedHashMap<>();
+        JSON.readTree(shown.out()).get("result").get("settings").fields().forEachRemaining(setting -> {
+            if (!setting.getKey().equals("name") && !setting.getValue().isNull()) {
+                settings.put(setting.getKey(), setting.getValue().asText());
+            }
+        });
+        return settings;
     }
 }

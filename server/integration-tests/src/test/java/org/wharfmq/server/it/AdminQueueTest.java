@@ -85,7 +85,7 @@ class AdminQueueTest {
         assertTrue(error.startsWith("Unknown admin command 'list': this queue manager answers ") && error.contains(
                 "display-queues") && error.contains("topics"), error);
 
-        Message invalid = ask("alter-queue", AdminProtocol.QUEUE, "ORDERS", AdminProtocol.MAX_DEPTH, "lots");
+        Message invalid = ask("alter-queue", AdminProtocol.QUEUE, "ORDERS", "WharfMaxDepth", "lots");
         assertEquals(AdminProtocol.INVALID, invalid.getStringProperty(AdminProtocol.ERROR));
     }
 

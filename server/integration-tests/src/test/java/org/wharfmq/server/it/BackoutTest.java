@@ -2,6 +2,7 @@ package org.wharfmq.server.it;
 
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
+import org.wharfmq.server.config.QueueConfiguration;
 import org.wharfmq.server.config.QueueDefinition;
 import org.wharfmq.server.management.QueueStatus;
 import org.wharfmq.server.queue.DeadLetters;
@@ -31,11 +32,20 @@ class BackoutTest {
 
     @RegisterExtension
     static final WharfServerExtension WHARF = WharfServerExtension.configured(c -> c
-            .queue(new QueueDefinition("TX.ORDERS", null, null, null, null, null, 2, "TX.ORDERS.BACKOUT", null, null, null))
-            .queue(new QueueDefinition("ACK.ORDERS", null, null, null, null, null, 1, null, null, null, null))
-            .queue(new QueueDefinition("LISTENER.ORDERS", null, null, null, null, null, 3, "LISTENER.BACKOUT", null, null, null))
-            .queue(new QueueDefinition("FULL.ORDERS", null, null, null, null, null, 1, "FULL.BACKOUT", null, null, null))
+            .queue(backout("TX.ORDERS", 2, "TX.ORDERS.BACKOUT"))
+            .queue(backout("ACK.ORDERS", 1, null))
+            .queue(backout("LISTENER.ORDERS", 3, "LISTENER.BACKOUT"))
+            .queue(backout("FULL.ORDERS", 1, "FULL.BACKOUT"))
             .queue("FULL.BACKOUT", 1));
+
+    /**
+     * Queue {@code name}, whose messages go to {@code backoutQueue} (null: the dead-letter queue) after
+     * {@code threshold} backouts.
+     */
+    private static QueueDefinition backout(String name, int threshold, String backoutQueue) {
+        return QueueDefinition.named(name).with(QueueConfiguration.BACKOUT_THRESHOLD, threshold)
+                .with(QueueConfiguration.BACKOUT_QUEUE, backoutQueue);
+    }
 
     @Test
     void aTransactedConsumerThatRollsBackSeesTheMessageThresholdTimesThenItIsOnTheBackoutQueue() throws Exception {
@@ -69,7 +79,7 @@ class BackoutTest {
         assertEquals(1, status.deadLettered());
         assertEquals(0, status.depth());
         assertEquals(0, status.dequeued(), "a backed-out message is counted as dead-lettered, not as consumed");
-        assertEquals(2, status.settings().backoutThreshold());
+        assertEquals(2, status.settings().get("backoutThreshold"));
     }
 
     @Test

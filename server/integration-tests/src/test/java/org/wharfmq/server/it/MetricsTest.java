@@ -148,7 +148,7 @@ class MetricsTest {
     @Test
     void queuesThatComeAndGoGainAndLoseTheirMetersAtTheNextScrape() throws Exception {
         assertNull(value(scrape(), "wharf_queue_depth", "LATE"));
-        server.server().management().defineQueue(new QueueDefinition("LATE", null, null, null));
+        server.server().management().defineQueue(QueueDefinition.named("LATE"));
         assertEquals(0.0, value(scrape(), "wharf_queue_depth", "LATE"));
         server.server().management().deleteQueue("LATE", false);
         assertNull(value(scrape(), "wharf_queue_depth", "LATE"), "a deleted queue's meters go");

@@ -2,6 +2,7 @@ package org.wharfmq.server.it;
 
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
+import org.wharfmq.server.config.QueueConfiguration;
 import org.wharfmq.server.config.QueueDefinition;
 import org.wharfmq.server.topic.QueueEventPublisher;
 
@@ -29,7 +30,9 @@ class QueueEventsTest {
 
     @RegisterExtension
     static final WharfServerExtension WHARF = WharfServerExtension.configured(c -> c
-            .queue(new QueueDefinition(QUEUE, 10L, null, null, null, null, null, null, 80, 20, true)));
+            .queue(QueueDefinition.named(QUEUE).with(QueueConfiguration.MAX_DEPTH, 10L)
+                    .with(QueueConfiguration.DEPTH_HIGH_EVENT, 80).with(QueueConfiguration.DEPTH_LOW_EVENT, 20)
+                    .with(QueueConfiguration.FULL_EVENT, true)));
 
     @Test
     void eachCrossingPublishesOneEventAndStayingThereNone() throws Exception {

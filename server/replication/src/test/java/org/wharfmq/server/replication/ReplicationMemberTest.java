@@ -6,6 +6,7 @@ import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.wharfmq.server.TestCertificates;
+import org.wharfmq.server.config.QueueConfiguration;
 import org.wharfmq.server.config.QueueDefinition;
 import org.wharfmq.server.config.ServerConfig;
 import org.wharfmq.server.store.QueueDefinitionFile;
@@ -62,7 +63,7 @@ class ReplicationMemberTest {
         try {
             int elected = takeOver();
             // a queue defined at run time: its definitions file is committed through the log to the replicas
-            members[elected].definitions().write(List.of(new QueueDefinition("RUNTIME.Q", 1234L)), List.of());
+            members[elected].definitions().write(List.of(QueueDefinition.named("RUNTIME.Q").with(QueueConfiguration.MAX_DEPTH, 1234L)), List.of());
             for (int i = 0; i < 3; i++) {
                 int member = i;
                 Trio.await("member " + i + "'s definitions", () -> definitions(member).equals(List.of("RUNTIME.Q")));
@@ -81,7 +82,7 @@ class ReplicationMemberTest {
             int second = takeOver();
             assertRecoveredAsCrashRecoveryWould(second, copyJournal(second, dir.resolve("copy")));
             assertEquals(1234L, QueueDefinitionFile.in(membership.members().get(second).dataDirectory()).read()
-                    .queues().get(0).maxDepth());
+                    .queues().get(0).get(QueueConfiguration.MAX_DEPTH));
 
             // the first one rejoins as a replica: its journal is rebuilt from the log, and it follows the new one
             start(first);
@@ -226,10 +227,7 @@ class ReplicationMemberTest {
             CompletableFuture.anyOf(elected.toArray(CompletableFuture[]::new))
                     .get(WAIT.toMillis(), TimeUnit.MILLISECONDS);
             int first = elected.get(0).isDone() ? 0 : elected.get(1).isDone() ? 1 : 2;
-            int next = (first + 1) % 3;
-            members[first].log().transferLeadership(membership.members().get(next).id(),
-                    ReplicationConfiguration.CHANGE_TIMEOUT).get(WAIT.toMillis(), TimeUnit.MILLISECONDS);
-            members[next].elected().get(WAIT.toMillis(), TimeUnit.MILLISECONDS);
+            int next = handLeadershipOn(first);
 
             // as wharf server does once elected: it lost the leadership since
             stores[first] = members[first].takeOver();
@@ -269,12 +267,9 @@ class ReplicationMemberTest {
         try {
             int first = takeOver();
             assertNull(put(stores[first], "ORDERS", 1, "one"), "the first message was not confirmed");
-            int next = (first + 1) % 3;
-            members[first].log().transferLeadership(membership.members().get(next).id(),
-                    ReplicationConfiguration.CHANGE_TIMEOUT).get(WAIT.toMillis(), TimeUnit.MILLISECONDS);
+            int next = handLeadershipOn(first);
             assertTrue(members[first].fenced().get(WAIT.toMillis(), TimeUnit.MILLISECONDS)
                     .contains("lost the leadership"), members[first].fenced().join());
-            members[next].elected().get(WAIT.toMillis(), TimeUnit.MILLISECONDS);
             stores[next] = takeOver(next);
             for (int m = 2; m <= 4; m++) {
                 assertNull(put(stores[next], "ORDERS", m, "after " + m), "message " + m + " was not confirmed");
@@ -813,6 +808,18 @@ class ReplicationMemberTest {
             }
         }
         throw new AssertionError("no member elected");
+    }
+
+    /**
+     * Member {@code from}, the leader, hands its leadership to the next member (an election under load, in tests that
+     * need one at a known moment); returns that member's position once it is elected.
+     */
+    private int handLeadershipOn(int from) throws Exception {
+        int next = (from + 1) % 3;
+        members[from].log().transferLeadership(membership.members().get(next).id(),
+                ReplicationConfiguration.CHANGE_TIMEOUT).get(WAIT.toMillis(), TimeUnit.MILLISECONDS);
+        members[next].elected().get(WAIT.toMillis(), TimeUnit.MILLISECONDS);
+        return next;
     }
 
     /** Member {@code i} takes over, and stops serving as soon as it is fenced, as {@code wharf server} does. */

@@ -5,7 +5,6 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
-import org.wharfmq.protocol.frame.Frame;
 
 import javax.net.ssl.KeyManagerFactory;
 import javax.net.ssl.SSLContext;
@@ -76,24 +75,7 @@ class SocketLinkTlsTest {
         acceptor.start();
         ClientTls tls = ClientTls.of(Map.of("trustStore", store.toString(), "trustStorePassword", PASSWORD,
                 "verifyHost", "false"));
-        link = SocketLink.connect("127.0.0.1", server.getLocalPort(), tls, new FrameListener() {
-            @Override
-            public void onFrame(Frame frame) {
-            }
-
-            @Override
-            public void onSilence() {
-            }
-
-            @Override
-            public void onFailure(Throwable cause) {
-            }
-
-            @Override
-            public void onClosed() {
-                closed.countDown();
-            }
-        }, 5000);
+        link = SocketLink.connect("127.0.0.1", server.getLocalPort(), tls, new IgnoredFrames(closed::countDown), 5000);
         peer.get(5, TimeUnit.SECONDS);
     }
 
