@@ -3,6 +3,7 @@ package org.wharfmq.flow;
 import javax.jms.Destination;
 import javax.jms.JMSException;
 import java.sql.Connection;
+import java.sql.PreparedStatement;
 import java.sql.SQLException;
 
 /**
@@ -60,7 +61,8 @@ public interface FlowContext {
 
     /**
      * The invocation's connection to the data source {@code name} (the flow host's {@code dataSources}), taken from
-     * its pool on first use and given back when the invocation ends. In a transactional invocation it is in manual
+     * its pool on first use and given back when the invocation ends (or, by an instance busy with messages, a moment
+     * later: docs/flows.md, "Transactions"). In a transactional invocation it is in manual
      * commit, and its work commits right before the message's transaction commits, or rolls back with it; otherwise
      * each statement commits at once. Do not commit, roll back or close it.
      *
@@ -68,6 +70,18 @@ public interface FlowContext {
      * @throws IllegalArgumentException when the flow has no data source of that name
      */
     Connection connection(String name) throws SQLException;
+
+    /**
+     * The statement {@code sql} prepared on the invocation's {@linkplain #connection(String) connection} to the data
+     * source {@code name}: prepared once, and used again by later invocations as long as their reader keeps that
+     * connection (a reader busy with messages does, for a moment: docs/flows.md, "Transactions"). Set every parameter
+     * before each run (they are those of its last), close the result sets it gives, and do not close it: it is
+     * closed when the connection goes back to its pool.
+     *
+     * @throws SQLException             when no connection can be had, or the database refuses the statement
+     * @throws IllegalArgumentException when the flow has no data source of that name
+     */
+    PreparedStatement statement(String name, String sql) throws SQLException;
 
     /**
      * Tells the invocation that a statement on data source {@code name} failed inside its transaction and was not

@@ -21,7 +21,9 @@ import java.util.Map;
  * placeholders, and a {@link MessagePath} per placeholder whose value is bound to it. Values from the message are only
  * ever bound as parameters of a prepared statement, never written into the SQL text, so a value cannot change what
  * the statement does (SQL injection). The statement runs on the invocation's connection
- * ({@link FlowContext#connection(String)}): in a transactional invocation it commits or rolls back with the message.
+ * ({@link FlowContext#connection(String)}), prepared once per connection its reader takes
+ * ({@link FlowContext#statement(String, String)}): in a transactional invocation it commits or rolls back with the
+ * message.
  */
 public abstract class SqlNode extends Node {
 
@@ -94,7 +96,7 @@ public abstract class SqlNode extends Node {
     }
 
     /**
-     * Prepares the statement on the invocation's connection to the data source, binds each parameter's value from
+     * Takes the statement prepared on the invocation's connection to the data source, binds each parameter's value from
      * {@code assembly}, and runs it with {@code execution}. When the connection is in a transaction and the node's
      * {@code failure} terminal is wired, the statement runs inside a savepoint, and a statement that fails is undone
      * to it: the invocation's earlier work on the data source stays, and the failure path may go on using the
@@ -106,7 +108,8 @@ public abstract class SqlNode extends Node {
         boolean inTransaction = !connection.getAutoCommit();
         StatementSavepoint savepoint = inTransaction && context.isWired(this, "failure")
                 ? new StatementSavepoint(connection) : null;
-        try (PreparedStatement statement = connection.prepareStatement(sql)) {
+        try {
+            PreparedStatement statement = context.statement(dataSource, sql);
             for (int i = 0; i < parameters.size(); i++) {
                 statement.setObject(i + 1, parameters.get(i).value(assembly));
             }

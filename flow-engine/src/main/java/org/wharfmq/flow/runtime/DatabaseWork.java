@@ -2,35 +2,53 @@ package org.wharfmq.flow.runtime;
 
 import javax.sql.DataSource;
 import java.sql.Connection;
+import java.sql.PreparedStatement;
 import java.sql.SQLException;
+import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import java.util.function.LongSupplier;
 
 /**
- * The database side of one flow instance's invocations: the connection an invocation takes from each data source
- * it uses (from the pool, on first use), and their end with the invocation. A transactional instance keeps its
- * connections in manual commit: {@link #commit()} commits them (in the order taken) right before the instance commits
- * the message's transaction, and {@link #rollback()} rolls them back with it. A non-transactional instance's
- * connections commit each statement at once. Either way the connections go back to their pools when the invocation
- * ends, so an instance holds no connection between messages.
+ * The database side of one flow reader's invocations: the connection an invocation takes from each data source
+ * it uses (from the pool, on first use), the statements its Database nodes prepare on it, and their end with the
+ * invocation. A transactional reader keeps its connections in manual commit: {@link #commit()} commits them (in the
+ * order taken) right before the reader commits the message's transaction, and {@link #rollback()} rolls them back
+ * with it. A non-transactional reader's connections commit each statement at once.
+ *
+ * <p>A reader that {@linkplain #keepWhileBusy() keeps its connections} does not give a connection back at the end of
+ * an invocation that ended well: the next invocation finds it, and the statements prepared on it, as they were (per
+ * message no pool borrow and return, no prepare, no commit-mode change and reset). It gives them back when its read
+ * finds no message ({@link #idle()}), at the first invocation's end past
+ * {@link FlowConfiguration#KEEP_CONNECTION_MILLIS} since it took them (a pool smaller than its readers then makes
+ * none wait long), after a failed invocation or commit (a broken connection goes back to the pool, which drops it),
+ * and when it stops ({@link #close()}). Between invocations a kept connection holds no transaction: its work was
+ * committed. Other readers give their connections back at the end of each invocation.
  *
  * <p>Not a coordinated (XA) transaction: a crash, or a failed message commit, after the database commit leaves the
- * database work done and the message delivered again (docs/flows.md, "Databases"). A coordinated instance's
+ * database work done and the message delivered again (docs/flows.md, "Databases"). A coordinated reader's
  * connections come from XA pools that enlist them in the invocation's transaction, which the transaction manager
  * completes: then {@link #commit()} and {@link #rollback()} only give them back (the pool returns them once the
- * transaction has ended). Confined to its instance's thread.
+ * transaction has ended), and they are never kept. Confined to its reader's thread.
  */
 final class DatabaseWork {
 
     private static final System.Logger LOG = System.getLogger(DatabaseWork.class.getName());
+    private static final long KEEP_NANOS = TimeUnit.MILLISECONDS.toNanos(FlowConfiguration.KEEP_CONNECTION_MILLIS);
 
     private final String flowName;
     private final Map<String, DataSource> dataSources;
     private final boolean transactional;
     /** Whether the transaction manager commits and rolls back (the connections enlisted by their XA pools). */
     private final boolean coordinated;
+    private final LongSupplier clock;
+    /** Whether connections are kept from one invocation to the next ({@link #keepWhileBusy()}). */
+    private boolean keep;
     /** The invocation's connections, by data source, in the order taken. */
-    private final Map<String, Connection> open = new LinkedHashMap<>(4);
+    private final Map<String, Held> open = new LinkedHashMap<>(4);
+    /** Connections kept from earlier invocations, by data source, not used by this one yet. */
+    private final Map<String, Held> kept = new HashMap<>(4);
     /** A statement that failed in the invocation's transaction and was not undone, or null. */
     private String failedDataSource;
     private SQLException failure;
@@ -41,23 +59,67 @@ final class DatabaseWork {
 
     /** @param coordinated whether the invocation's transaction manager completes the work (then it is transactional) */
     DatabaseWork(String flowName, Map<String, DataSource> dataSources, boolean transactional, boolean coordinated) {
+        this(flowName, dataSources, transactional, coordinated, System::nanoTime);
+    }
+
+    /** @param clock the time in ns ({@link System#nanoTime()}), against which a kept connection's age is told */
+    DatabaseWork(String flowName, Map<String, DataSource> dataSources, boolean transactional, boolean coordinated,
+                 LongSupplier clock) {
         this.flowName = flowName;
         this.dataSources = dataSources;
         this.transactional = transactional || coordinated;
         this.coordinated = coordinated;
+        this.clock = clock;
+    }
+
+    /**
+     * Keeps the connections (and their prepared statements) from one invocation to the next while the reader is
+     * busy; the reader then calls {@link #idle()} whenever its read finds nothing, and {@link #close()} when it stops.
+     * Not for a coordinated reader, whose connections end with each transaction.
+     */
+    void keepWhileBusy() {
+        keep = !coordinated;
     }
 
     /** The invocation's connection to data source {@code name}, taken from its pool on first use. */
     Connection connection(String name) throws SQLException {
-        Connection connection = open.get(name);
-        if (connection != null) {
-            return connection;
+        return held(name).connection;
+    }
+
+    /**
+     * The statement {@code sql} prepared on the invocation's connection to data source {@code name}: prepared once
+     * per connection taken, and closed when the connection is given back (not by the caller). Set all its
+     * parameters before each run: they are those of its last.
+     */
+    PreparedStatement statement(String name, String sql) throws SQLException {
+        Held held = held(name);
+        PreparedStatement statement = held.statements.get(sql);
+        if (statement == null) {
+            statement = held.connection.prepareStatement(sql);
+            held.statements.put(sql, statement);
         }
+        return statement;
+    }
+
+    private Held held(String name) throws SQLException {
+        Held held = open.get(name);
+        if (held != null) {
+            return held;
+        }
+        held = kept.remove(name);
+        if (held == null) {
+            held = take(name);
+        }
+        open.put(name, held);
+        return held;
+    }
+
+    private Held take(String name) throws SQLException {
         DataSource dataSource = dataSources.get(name);
         if (dataSource == null) {
             throw new IllegalArgumentException(RunningFlow.unknownDataSource(flowName, name, dataSources));
         }
-        connection = dataSource.getConnection(); // coordinated: enlisted in the thread's transaction by its pool
+        Connection connection = dataSource.getConnection(); // coordinated: enlisted in the thread's transaction by its pool
         if (!coordinated) { // a coordinated connection's commit mode is its transaction's
             try {
                 if (connection.getAutoCommit() == transactional) {
@@ -68,8 +130,7 @@ final class DatabaseWork {
                 throw e;
             }
         }
-        open.put(name, connection);
-        return connection;
+        return new Held(connection, clock.getAsLong());
     }
 
     /** A statement on {@code name} failed in the transaction and was not undone: the work cannot commit. */
@@ -98,7 +159,8 @@ final class DatabaseWork {
                     + "terminal (its statement is then undone alone) instead of catching the failure further on.",
                     this.failure);
         }
-        for (Connection connection : open.values()) {
+        for (Held held : open.values()) {
+            Connection connection = held.connection;
             try {
                 // coordinated: the transaction manager commits (or, on a failure, the caller rolls back)
                 if (transactional && !coordinated && failure == null) {
@@ -113,7 +175,14 @@ final class DatabaseWork {
                     failure.addSuppressed(e);
                 }
             }
-            close(connection);
+        }
+        long now = keep && failure == null ? clock.getAsLong() : 0;
+        for (Map.Entry<String, Held> entry : open.entrySet()) {
+            if (keep && failure == null && now - entry.getValue().taken < KEEP_NANOS && usable(entry.getValue())) {
+                kept.put(entry.getKey(), entry.getValue());
+            } else {
+                giveBack(entry.getValue());
+            }
         }
         clear();
         if (failure != null) {
@@ -121,24 +190,42 @@ final class DatabaseWork {
         }
     }
 
-    /** Rolls back the invocation's database work (transactional) and gives the connections back. */
+    /**
+     * Rolls back the invocation's database work (transactional) and gives its connections back. After a commit
+     * there is none: the kept connections stay kept.
+     */
     void rollback() {
         if (open.isEmpty()) {
             return;
         }
-        for (Map.Entry<String, Connection> entry : open.entrySet()) {
+        for (Map.Entry<String, Held> entry : open.entrySet()) {
             try {
                 if (transactional && !coordinated) {
-                    entry.getValue().rollback();
+                    entry.getValue().connection.rollback();
                 }
             } catch (SQLException | RuntimeException e) {
                 // the database ends the transaction itself when the connection is gone; the pool drops the connection
                 LOG.log(System.Logger.Level.WARNING, "Flow '" + flowName + "': rolling back the work on data source '"
                         + entry.getKey() + "' failed: " + e);
             }
-            close(entry.getValue());
+            giveBack(entry.getValue());
         }
         clear();
+    }
+
+    /** The reader's read found no message: the connections kept from its last invocations go back to their pools. */
+    void idle() {
+        if (kept.isEmpty()) {
+            return;
+        }
+        kept.values().forEach(this::giveBack);
+        kept.clear();
+    }
+
+    /** The reader stops: its invocation's work rolls back and every connection goes back. */
+    void close() {
+        rollback();
+        idle();
     }
 
     private void clear() {
@@ -147,11 +234,44 @@ final class DatabaseWork {
         failure = null;
     }
 
+    /** Whether a connection may be kept: not closed (the pool closes one that a statement found broken). */
+    private boolean usable(Held held) {
+        try {
+            return !held.connection.isClosed();
+        } catch (SQLException | RuntimeException e) {
+            return false;
+        }
+    }
+
+    /** Closes the statements prepared on a connection, then gives it back to its pool. */
+    private void giveBack(Held held) {
+        for (PreparedStatement statement : held.statements.values()) {
+            try {
+                statement.close();
+            } catch (SQLException | RuntimeException e) {
+                LOG.log(System.Logger.Level.DEBUG, "Flow '" + flowName + "': closing a statement failed: " + e);
+            }
+        }
+        close(held.connection);
+    }
+
     private void close(Connection connection) {
         try {
             connection.close();
         } catch (SQLException | RuntimeException e) {
             LOG.log(System.Logger.Level.DEBUG, "Flow '" + flowName + "': giving a connection back failed: " + e);
+        }
+    }
+
+    /** A connection taken from a pool, when (clock), and the statements prepared on it, by SQL. */
+    private static final class Held {
+        final Connection connection;
+        final long taken;
+        final Map<String, PreparedStatement> statements = new HashMap<>(4);
+
+        Held(Connection connection, long taken) {
+            this.connection = connection;
+            this.taken = taken;
         }
     }
 }

@@ -14,6 +14,14 @@ public final class FlowConfiguration {
     public static final long POLL_MILLIS = 100;
 
     /**
+     * How long a busy reader keeps a data source's connection (and the statements prepared on it) from one invocation
+     * to the next before it gives it back to the pool at an invocation's end, in ms: {@value}. A reader whose read
+     * finds no message gives it back at once. Kept below the shortest {@code connectionTimeoutMillis} (250), so that
+     * an invocation of another reader waiting for a connection of a pool smaller than its readers gets one in time.
+     */
+    public static final long KEEP_CONNECTION_MILLIS = 100;
+
+    /**
      * The first wait before an instance reconnects after its connection dropped, in ms: {@value}. A dropped
      * connection to a running server usually comes back at once.
      */

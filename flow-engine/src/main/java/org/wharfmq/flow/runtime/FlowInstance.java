@@ -32,7 +32,9 @@ import java.util.List;
  * failure sends it straight down the backout path. Transactional: the invocation commits the get and all its
  * sends together; a failure rolls them all back and the message is delivered again, until its delivery count
  * passes the backout threshold: that delivery goes down the backout path in a transaction of its own. Database work
- * ({@link DatabaseWork}) commits right before the message's transaction and rolls back with it.
+ * ({@link DatabaseWork}) commits right before the message's transaction and rolls back with it; an instance keeps
+ * its database connections, and the statements prepared on them, from one message to the next while messages keep
+ * coming, and gives them back when its read finds none.
  *
  * <h2>The backout path</h2>
  * Stages, tried in order: the input node's failure terminal (if wired), the backout queue (if set), the dead-letter
@@ -65,6 +67,7 @@ final class FlowInstance extends InputReader {
         this.input = input;
         this.transactional = transactional;
         this.selector = selector;
+        database.keepWhileBusy();
     }
 
     @Override
@@ -115,6 +118,8 @@ final class FlowInstance extends InputReader {
             }
             if (message != null) {
                 process(message);
+            } else {
+                database.idle(); // the connections kept while messages came go back to their pools
             }
         }
     }

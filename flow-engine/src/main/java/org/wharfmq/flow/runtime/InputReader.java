@@ -143,6 +143,7 @@ abstract class InputReader implements Runnable {
 
     /** Closes the reader's connections, which may be broken already; overridden to close others too. */
     void closeConnections() {
+        database.close();
         if (invocation != null) {
             invocation.close();
             invocation = null;

@@ -33,6 +33,7 @@ import javax.transaction.SystemException;
 import javax.transaction.TransactionManager;
 import javax.transaction.xa.XAResource;
 import java.sql.Connection;
+import java.sql.PreparedStatement;
 import java.sql.SQLException;
 import java.util.HashMap;
 import java.util.Iterator;
@@ -504,6 +505,11 @@ final class Invocation implements FlowContext {
     @Override
     public Connection connection(String name) throws SQLException {
         return database.connection(name);
+    }
+
+    @Override
+    public PreparedStatement statement(String name, String sql) throws SQLException {
+        return database.statement(name, sql);
     }
 
     @Override

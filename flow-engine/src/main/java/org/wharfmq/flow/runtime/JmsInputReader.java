@@ -47,6 +47,7 @@ final class JmsInputReader extends InputReader {
         this.input = input;
         this.provider = provider;
         this.transactional = input.transactionMode() == TransactionMode.YES;
+        database.keepWhileBusy();
     }
 
     @Override
@@ -85,6 +86,8 @@ final class JmsInputReader extends InputReader {
             Message message = consumer.receive(FlowConfiguration.POLL_MILLIS);
             if (message != null) {
                 process(message);
+            } else {
+                database.idle(); // the connections kept while messages came go back to their pools
             }
         }
     }

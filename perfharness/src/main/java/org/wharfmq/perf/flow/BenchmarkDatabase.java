@@ -21,20 +21,37 @@ public record BenchmarkDatabase(List<String> schema, String count) {
 
     /** The name of the flow host's data source the workloads' Database nodes use. */
     public static final String DATA_SOURCE = "perf";
+    /**
+     * The environment variable that points the database workloads at a database server instead of their own H2s:
+     * its JDBC URL (e.g. {@code jdbc:postgresql://127.0.0.1:5432/postgres}), used by the flow's data source and by the
+     * plain loop in turn (each drops and creates the workload's table first); {@value #USER_VARIABLE} gives the user.
+     * Read by the runner and by the server JVM it launches, which inherits it.
+     */
+    public static final String URL_VARIABLE = "WHARF_PERF_DATABASE";
+    /** The user of {@value #URL_VARIABLE}'s database (no password: trust authentication on the loopback). */
+    public static final String USER_VARIABLE = "WHARF_PERF_DATABASE_USER";
     /** The database user (H2's default; the database is the harness's own). */
-    public static final String USER = "sa";
+    public static final String USER = System.getenv(URL_VARIABLE) != null && System.getenv(USER_VARIABLE) != null
+            ? System.getenv(USER_VARIABLE) : "sa";
     /** Its password: none (the database lives in the run's temporary directory only). */
     public static final String PASSWORD = "";
 
-    /** The JDBC URL of the database in {@code directory} (created on first connection). */
+    /**
+     * The JDBC URL of the database in {@code directory} (created on first connection), or the database server
+     * {@value #URL_VARIABLE} names.
+     */
     public static String url(Path directory) {
-        return "jdbc:h2:" + directory.toAbsolutePath().resolve("perf");
+        String server = System.getenv(URL_VARIABLE);
+        return server != null ? server : "jdbc:h2:" + directory.toAbsolutePath().resolve("perf");
     }
 
-    /** Creates the tables in the database at {@code url}. */
+    /** Creates the tables in the database at {@code url}, dropping those of an earlier run first. */
     public void create(String url) throws SQLException {
         try (Connection c = DriverManager.getConnection(url, USER, PASSWORD); Statement s = c.createStatement()) {
             for (String sql : schema) {
+                if (sql.startsWith("CREATE TABLE ")) {
+                    s.execute("DROP TABLE IF EXISTS " + sql.substring("CREATE TABLE ".length(), sql.indexOf(' ', 13)));
+                }
                 s.execute(sql);
             }
         }
