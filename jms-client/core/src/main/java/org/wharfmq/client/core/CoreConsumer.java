@@ -56,6 +56,16 @@ public final class CoreConsumer implements DeliveryTarget {
         public Spec {
             selector = selector == null || selector.isBlank() ? null : selector;
         }
+
+        /**
+         * Whether nothing this consumer is sent can be delivered again after its connection is gone: a non-durable,
+         * unshared subscription, which ends with its one consumer (the server deletes it, and what it held, when the
+         * consumer closes or its connection goes), so its AUTO_ACKNOWLEDGE acknowledgements need not be in the socket
+         * before its next message is handed out ({@link CoreSettlement}).
+         */
+        public boolean endsWithItsConsumer() {
+            return !destination.kind().isQueue() && (flags & (Frame.CONSUMER_DURABLE | Frame.CONSUMER_SHARED)) == 0;
+        }
     }
 
     /**

@@ -192,12 +192,17 @@ public final class CoreSettlement {
      * An ACK nobody waits for: it leaves with the connection's next frame, within {@value
      * ClientConfiguration#PIGGYBACK_MILLIS} ms, or before the session's next message
      * ({@link #writeQueuedAcknowledgement}), whichever comes first; not when the receive goes back to wait
-     * ({@link ConnectedLink#writeLater}).
+     * ({@link ConnectedLink#writeLater}). A non-durable, unshared subscriber's is not written before the next message
+     * ({@link CoreConsumer.Spec#endsWithItsConsumer}): a crash ends its subscription, so nothing it was handed can come
+     * again, and its acknowledgements ride with the connection's next frame (a CREDIT, every half prefetch window of
+     * one of its consumers) instead of costing a system call per message handed out.
      */
     private void acknowledgeSoon(CoreConsumer consumer, long deliveryId) {
         ConnectedLink on = consumer.takenLink();
         on.writeLater(new Frame.Ack(confirmation(on), sessionId, List.of(new Frame.Consumed(consumer.id(), deliveryId))));
-        acknowledgementQueuedOn = on;
+        if (!consumer.spec().endsWithItsConsumer()) {
+            acknowledgementQueuedOn = on;
+        }
     }
 
     /**

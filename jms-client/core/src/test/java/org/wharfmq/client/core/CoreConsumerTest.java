@@ -10,12 +10,15 @@ import org.wharfmq.protocol.message.WireDestination;
 import org.wharfmq.server.TestServer;
 import org.wharfmq.server.queue.LocalQueue;
 import org.wharfmq.server.queue.SystemQueues;
+import org.wharfmq.server.topic.TopicManager;
 
+import java.util.List;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -32,6 +35,7 @@ import static org.wharfmq.client.core.TestSessions.producer;
  */
 class CoreConsumerTest {
     private static final WireDestination QUEUE = WireDestination.queue("CORE.CONSUMED");
+    private static final WireDestination TOPIC = WireDestination.topic("core/consumed");
     private static final long WAIT = TimeUnit.SECONDS.toNanos(10);
 
     private TestServer server;
@@ -184,6 +188,55 @@ class CoreConsumerTest {
         LocalQueue deadLetters = server.server().queueManager().queue(SystemQueues.DEAD_LETTER_QUEUE);
         assertEquals(1, deadLetters.depth(), "the unreadable delivery is not in the dead-letter queue");
         assertEquals(0, server.server().queueManager().queue(QUEUE.name()).depth());
+    }
+
+    /**
+     * AUTO_ACKNOWLEDGE on a non-durable subscription: the acknowledgements are not written before each next message
+     * (a crash ends the subscription, so nothing it was handed can come again), yet they reach the server before the
+     * connection's next frame: once a request written after them is answered the subscription holds nothing, and a
+     * recover (ROLLBACK) after them gives nothing back. A client that dropped them, or let the ROLLBACK overtake them,
+     * fails here.
+     */
+    @Test
+    void aNonDurableSubscribersAcknowledgementsGoWithTheConnectionsNextFrame() throws Exception {
+        CoreConnection c = connect(ReconnectPolicy.NONE, ConnectionListener.NONE);
+        c.start();
+        CoreSession session = open(c, CoreSettlement.AUTO_ACKNOWLEDGE);
+        CoreConsumer subscriber = session.createConsumer(new CoreConsumer.Spec(session.id(), TOPIC, null, 100, 0, null));
+        int publisher = producer(session, TOPIC);
+        for (int i = 1; i <= 10; i++) {
+            TestMessages.send(session, publisher, TOPIC, "p" + i);
+        }
+        for (int i = 1; i <= 10; i++) {
+            assertEquals("p" + i, receive(subscriber, WAIT).text);
+        }
+        producer(session, QUEUE); // answered after every frame written before it
+        assertEquals(List.of(0L), server.server().management().subscriptions().stream()
+                .map(TopicManager.SubscriptionInfo::depth).toList(), "unacknowledged publications left");
+
+        TestMessages.send(session, publisher, TOPIC, "p11");
+        assertEquals("p11", receive(subscriber, WAIT).text);
+        session.settlement().rollback("ROLLBACK (recover)");
+        assertNull(receiveNoWait(subscriber), "the recover overtook the acknowledgement of p11");
+    }
+
+    /** Only a non-durable, unshared subscription ends with its consumer; a queue and a named subscription outlive it. */
+    @Test
+    void onlyANonDurableUnsharedSubscriptionEndsWithItsConsumer() {
+        assertTrue(spec(TOPIC, 0, null).endsWithItsConsumer());
+        assertTrue(spec(TOPIC, Frame.CONSUMER_NO_LOCAL, null).endsWithItsConsumer());
+        assertTrue(spec(new WireDestination(WireDestination.Kind.TEMPORARY_TOPIC, "t1"), 0, null)
+                .endsWithItsConsumer());
+        assertFalse(spec(QUEUE, 0, null).endsWithItsConsumer());
+        assertFalse(spec(new WireDestination(WireDestination.Kind.TEMPORARY_QUEUE, "q1"), 0, null)
+                .endsWithItsConsumer());
+        assertFalse(spec(TOPIC, Frame.CONSUMER_DURABLE, "audit").endsWithItsConsumer());
+        assertFalse(spec(TOPIC, Frame.CONSUMER_SHARED, "workers").endsWithItsConsumer());
+        assertFalse(spec(TOPIC, Frame.CONSUMER_SHARED | Frame.CONSUMER_DURABLE, "workers").endsWithItsConsumer());
+    }
+
+    private static CoreConsumer.Spec spec(WireDestination destination, int flags, String subscription) {
+        return new CoreConsumer.Spec(1, destination, null, 10, flags, subscription);
     }
 
     @Test

@@ -26,7 +26,7 @@ import java.util.concurrent.atomic.AtomicLongArray;
  * harness's subscriber JVMs have them, each session a thread calling {@code receive}, AUTO_ACKNOWLEDGE), one publisher
  * of non-persistent 2 KiB BytesMessages at most {@value #WINDOW} publications ahead of the slowest subscriber. After
  * WARMUP deliveries it reads every thread's CPU time and allocated bytes, and again after MEASURED more, and prints
- * both per delivery for each kind of thread: the subscribers' threads (the client's receive path), the server's
+ * both per delivery for each kind of thread (and, on Linux, its context switches per delivery, the wake-ups): the subscribers' threads (the client's receive path), the server's
  * {@code wharf-io} event loops (fan-out, DELIVER writes, ACK and CREDIT reads), the publisher, the client's reader
  * threads. A thread's CPU time leaves out the time it waited for a core, so on a machine shared with other work this
  * compares two builds where a rate cannot (alternate them: base, new, new, base ...).
@@ -76,11 +76,13 @@ public final class PubSubCpuProbe {
             message.writeBytes(new byte[SIZE]);
 
             publish(producer, message, received, warmup / subscribers);
+            Map<String, Long> switchesBefore = contextSwitches();
             Map<String, long[]> before = threadTotals();
             long start = System.nanoTime();
             long deliveriesBefore = sum(received);
             publish(producer, message, received, (warmup + measured) / subscribers);
             Map<String, long[]> after = threadTotals();
+            Map<String, Long> switchesAfter = contextSwitches();
             double seconds = (System.nanoTime() - start) / 1e9;
             long deliveries = sum(received) - deliveriesBefore;
             stopping = true;
@@ -98,6 +100,16 @@ public final class PubSubCpuProbe {
                 }
             }
             System.out.println(line.append(String.format(" all %.2f us", all)));
+            StringBuilder switches = new StringBuilder("context switches per delivery by thread:");
+            double allSwitches = 0;
+            for (Map.Entry<String, Long> e : switchesAfter.entrySet()) {
+                double perDelivery = (double) (e.getValue() - switchesBefore.getOrDefault(e.getKey(), 0L)) / deliveries;
+                allSwitches += perDelivery;
+                if (perDelivery >= 0.005) {
+                    switches.append(String.format(" %s %.3f;", e.getKey(), perDelivery));
+                }
+            }
+            System.out.println(switches.append(String.format(" all %.3f", allSwitches)));
             for (Connection c : connections) {
                 c.close();
             }
@@ -157,6 +169,37 @@ public final class PubSubCpuProbe {
             sum += received.get(i);
         }
         return sum;
+    }
+
+    /**
+     * Context switches (voluntary and not) of the live threads, summed by kind as {@link #threadTotals} sums them,
+     * from the thread names the kernel keeps (cut at 15 characters: {@code wharf-client-re} is a link's reader); empty
+     * where there is no {@code /proc}.
+     */
+    private static Map<String, Long> contextSwitches() throws java.io.IOException {
+        Map<String, Long> totals = new TreeMap<>();
+        Path tasks = Path.of("/proc/self/task");
+        if (!Files.isDirectory(tasks)) {
+            return totals;
+        }
+        try (var list = Files.list(tasks)) {
+            for (Path task : (Iterable<Path>) list::iterator) {
+                try {
+                    String name = Files.readString(task.resolve("comm")).trim();
+                    long switches = 0;
+                    for (String l : Files.readAllLines(task.resolve("status"))) {
+                        if (l.startsWith("voluntary_ctxt_switches:") || l.startsWith("nonvoluntary_ctxt_switches:")) {
+                            switches += Long.parseLong(l.substring(l.indexOf(':') + 1).trim());
+                        }
+                    }
+                    String kind = name.equals("main") ? "publisher" : name.replaceAll("[-#]?\\d.*$", "");
+                    totals.merge(kind, switches, Long::sum);
+                } catch (java.io.IOException | RuntimeException gone) {
+                    // the thread ended meanwhile
+                }
+            }
+        }
+        return totals;
     }
 
     /**
