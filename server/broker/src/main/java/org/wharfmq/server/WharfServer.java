@@ -119,6 +119,8 @@ public final class WharfServer implements AutoCloseable {
     private int tlsPort = -1;
     /** The TLS engine the listener runs on, for the start line: JDK or OpenSSL. */
     private String tlsEngine;
+    /** How long each step of the start took, from the store open ({@link #startSteps}). */
+    private final StepTimes startSteps = new StepTimes();
 
     private WharfServer(ServerConfig config, MessageStore store, InstantSource clock, Logins logins,
                         AccessControl accessControl, List<ServerPlugin> plugins,
@@ -263,7 +265,9 @@ public final class WharfServer implements AutoCloseable {
                 server.queueManager.scheduleRecoveredDelays(server.ioGroup);
                 server.queueManager.backOutRecovered();
                 server.queueManager.scheduleAutoDelete(server.ioGroup);
+                server.startSteps.done("recovered");
                 server.bind();
+                server.startSteps.done("listeners bound");
                 server.startPlugins(); // plugins connect over the in-VM listener, so they start last
             } catch (Exception | Error e) {
                 server.close();
@@ -369,7 +373,17 @@ public final class WharfServer implements AutoCloseable {
         for (ServerPlugin plugin : plugins) {
             startedPlugins.add(plugin); // before start: a start that throws is closed too
             plugin.start(host);
+            startSteps.done(plugin.getClass().getSimpleName());
         }
+    }
+
+    /**
+     * How long each step of this queue manager's start took, since the server was made on its opened store: its
+     * recovery handed to the queues, its listeners bound, each plugin started ("recovered 12 ms, listeners bound 40
+     * ms, HttpPlugin 900 ms").
+     */
+    public String startSteps() {
+        return startSteps.toString();
     }
 
     /** The settings the server runs with. */

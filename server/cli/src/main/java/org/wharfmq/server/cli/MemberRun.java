@@ -46,10 +46,13 @@ final class MemberRun {
      */
     private static final Duration PORT_WAIT = Duration.ofSeconds(30);
 
-    /** Starts the queue manager of a member elected active, with its store, its plugins and its users. */
+    /**
+     * Makes the queue manager a member will run once elected active, with its store, its plugins and its users: made
+     * and {@link QueueManagerStart#prepare prepared} while the member follows as a replica, started at its takeover.
+     */
     @FunctionalInterface
     interface QueueManagers {
-        WharfServer start(ReplicationMember member) throws Exception;
+        QueueManagerStart make(ReplicationMember member);
     }
 
     private final ConfigurationFile file;
@@ -65,6 +68,8 @@ final class MemberRun {
     /** The member and queue manager now running, for the shutdown hook; guarded by {@link #lock}. */
     private ReplicationMember member;
     private WharfServer server;
+    /** The queue manager made and prepared while the member follows ({@link #follow}), started at its takeover. */
+    private QueueManagerStart prepared;
 
     MemberRun(ConfigurationFile file, ServerConfig config, SecurityFileRealm users, String id,
               QueueManagers queueManagers, String configName) {
@@ -105,10 +110,10 @@ final class MemberRun {
                 if (replica == null) {
                     return 0; // stopped meanwhile
                 }
-                long electedAt = System.nanoTime();
+                long listenersClosedAt = System.nanoTime();
                 WharfServer active;
                 try {
-                    active = queueManagers.start(replica);
+                    active = prepared.start();
                 } catch (BindException | IllegalStateException | ConfigurationException e) {
                     // ConfigurationException: a file a setting names cannot be used (the TLS keys)
                     System.err.println("wharf: " + e.getMessage());
@@ -129,7 +134,7 @@ final class MemberRun {
                 }
                 if (!replica.fenced().isDone()) { // fenced at its takeover: it stands down at once, below
                     ServerCommand.printReady(config, active, configName);
-                    sayTookOver(replica, electedAt);
+                    sayTookOver(replica, listenersClosedAt, active);
                 }
                 CompletableFuture.anyOf(replica.fenced(), stop).join();
                 if (stop.isDone()) {
@@ -173,15 +178,23 @@ final class MemberRun {
     /**
      * Where a takeover's time went, after the ready line: from the member's election (Raft's, its role's age now) to
      * this member hearing of it (its term's first entry committed and applied), and from there to its queue manager
-     * serving: the store opened from the replica's state, then the listeners and plugins started.
+     * serving: the replica's listeners closed, the store opened from the replica's state, then, since, the queues
+     * recovered, the listeners bound and each plugin started ({@link WharfServer#startSteps}).
      */
-    private void sayTookOver(ReplicationMember elected, long electedAt) {
-        long since = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - electedAt);
-        long store = TimeUnit.NANOSECONDS.toMillis(elected.storeOpenedAt() - electedAt);
-        System.out.println("Wharf queue manager " + config.name() + ": member " + id + " took over in " + since
-                + " ms: Raft leader for " + elected.log().roleMillis() + " ms at its ready line (its store open after "
-                + store + " ms, then its listeners and plugins)");
+    private void sayTookOver(ReplicationMember elected, long listenersClosedAt, WharfServer active) {
+        long now = System.nanoTime();
+        long heardAt = elected.electedAt();
+        long leaderFor = elected.log().roleMillis();
+        System.out.println("Wharf queue manager " + config.name() + ": member " + id + " took over in "
+                + millis(heardAt, now) + " ms: Raft leader for " + leaderFor + " ms at its ready line (it heard it won "
+                + (leaderFor - millis(heardAt, now)) + " ms after its election; since: its replica's listeners closed "
+                + millis(heardAt, listenersClosedAt) + " ms, its store open " + millis(heardAt, elected.storeOpenedAt())
+                + " ms; since: " + active.startSteps() + ")");
         System.out.flush();
+    }
+
+    private static long millis(long fromNanos, long toNanos) {
+        return TimeUnit.NANOSECONDS.toMillis(toNanos - fromNanos);
     }
 
     private void sayStandingDown(String next) {
@@ -238,7 +251,10 @@ final class MemberRun {
                 : "follows as a replica") + " until it is elected active" + (rejoining != null ? " (" + rejoining
                 + ")" : ""));
         System.out.flush();
+        // the queue manager it will run once elected, made and its slow parts done now rather than at the takeover
+        prepared = queueManagers.make(started);
         try {
+            prepared.prepare();
             CompletableFuture.anyOf(started.elected(), started.refused(), started.logStopped(), stop).get();
         } catch (ExecutionException e) {
             throw new IllegalStateException("Replication member " + id + " failed while a replica: " + e.getCause(),
@@ -247,6 +263,9 @@ final class MemberRun {
             clients.close(); // the queue manager's listeners open on these ports at the takeover
             if (status != null) {
                 status.close(); // and its own HTTP listener on this one
+            }
+            if (stop.isDone() || !started.elected().isDone()) {
+                prepared.close(); // it will not take over
             }
         }
         if (stop.isDone()) {

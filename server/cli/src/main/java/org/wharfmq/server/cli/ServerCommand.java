@@ -1,16 +1,8 @@
 package org.wharfmq.server.cli;
 
 import org.wharfmq.server.WharfServer;
-import org.wharfmq.server.channels.ChannelsPlugin;
-import org.wharfmq.server.channels.PubSubHierarchy;
-import org.wharfmq.server.admin.AdminPlugin;
 import org.wharfmq.server.config.ConfigurationException;
-import org.wharfmq.server.console.ConsolePlugin;
 import org.wharfmq.server.config.ServerConfig;
-import org.wharfmq.server.flow.FlowHost;
-import org.wharfmq.server.http.HttpPlugin;
-import org.wharfmq.server.metrics.MetricsPlugin;
-import org.wharfmq.server.replication.ReplicationCommands;
 import org.wharfmq.server.replication.ReplicationMember;
 import org.wharfmq.server.replication.ReplicationSettings;
 import org.wharfmq.server.security.file.SecurityFileRealm;
@@ -113,12 +105,12 @@ final class ServerCommand implements Callable<Integer> {
         if (member != null) {
             // a member of a replicated queue manager: replica, active, replica again, until the process is stopped
             ConfigurationFile loaded = file;
-            return new MemberRun(loaded, config, users, member, elected -> startQueueManager(loaded, config, users,
-                    elected), configName()).run();
+            return new MemberRun(loaded, config, users, member, replica -> new QueueManagerStart(loaded, config,
+                    users, replica), configName()).run();
         }
         WharfServer server;
         try {
-            server = startQueueManager(file, config, users, null);
+            server = new QueueManagerStart(file, config, users, null).start();
         } catch (BindException | IllegalStateException | ConfigurationException e) {
             // ConfigurationException: a file a setting names cannot be used (the TLS keys)
             System.err.println("wharf: " + e.getMessage());
@@ -140,35 +132,6 @@ final class ServerCommand implements Callable<Integer> {
         printReady(config, server, configName());
         stopped.await();
         return 0;
-    }
-
-    /**
-     * Starts the queue manager with its plugins: on its own journal, or (a replicated queue manager's member elected
-     * active) on the store {@code member} took over.
-     */
-    private static WharfServer startQueueManager(ConfigurationFile file, ServerConfig config, SecurityFileRealm users,
-                                                 ReplicationMember member) throws Exception {
-        HttpPlugin http = new HttpPlugin(file.http());
-        FlowHost flows = new FlowHost(file.flowHost(), http);
-        ChannelsPlugin channels = new ChannelsPlugin(file.channels());
-        PubSubHierarchy hierarchy = new PubSubHierarchy(file.hierarchy(), channels);
-        AdminPlugin admin = new AdminPlugin(file::componentSettings, flows.adminCommands(),
-                channels.adminCommands(), hierarchy.adminCommands(), new ReplicationCommands(member));
-        // the hierarchy's control queue before the channels that bring to it; the channels early (they move
-        // messages whatever else runs), the admin plugin after the flows (its
-        // command queue opens once they run), the console after the admin plugin (it runs its commands); HTTP last
-        // (it listens once every route is registered)
-        WharfServer.Starter starter = WharfServer.builder(config).plugins(hierarchy,
-                channels,
-                flows, admin,
-                new ConsolePlugin(http, admin), new MetricsPlugin(http.routes(), flows, channels, hierarchy), http);
-        if (users != null) {
-            starter.authenticator(users).accessControl(users.accessControl());
-        }
-        if (member != null) {
-            starter.store(member.takeOver()).replication(member::state).definitions(member.definitions());
-        }
-        return starter.start();
     }
 
     /** The one line containing {@code ready} that scripts wait for: printed each time the queue manager starts. */

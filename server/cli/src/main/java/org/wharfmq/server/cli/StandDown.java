@@ -1,5 +1,7 @@
 package org.wharfmq.server.cli;
 
+import org.wharfmq.server.StepTimes;
+
 import java.lang.management.ManagementFactory;
 import java.lang.management.ThreadInfo;
 import java.time.Duration;
@@ -23,8 +25,7 @@ final class StandDown {
     /** The line a stand-down prints when it is stuck: the tests watch for it. */
     static final String STUCK = "has not rejoined as a replica within";
 
-    private final long start = System.nanoTime();
-    private final StringBuilder steps = new StringBuilder();
+    private final StepTimes steps = new StepTimes();
     private volatile String current = "disconnecting its clients";
     private volatile boolean ended;
 
@@ -40,9 +41,8 @@ final class StandDown {
     }
 
     /** Step {@code what} is done: noted with the time since the fence. */
-    synchronized void done(String what) {
-        steps.append(steps.isEmpty() ? "" : ", ").append(what).append(' ')
-                .append(TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start)).append(" ms");
+    void done(String what) {
+        steps.done(what);
         current = "past " + what;
     }
 
@@ -52,8 +52,8 @@ final class StandDown {
     }
 
     @Override
-    public synchronized String toString() {
-        return steps.isEmpty() ? "no step done" : steps.toString();
+    public String toString() {
+        return steps.toString();
     }
 
     private static String threads() {

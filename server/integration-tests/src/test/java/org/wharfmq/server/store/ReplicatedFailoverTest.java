@@ -138,6 +138,8 @@ class ReplicatedFailoverTest {
                 System.out.println("ReplicatedFailoverTest: kill " + kill + ", " + IDS[killed] + " killed, "
                         + IDS[active] + " took over; " + timeline(elections, takeovers, recoveries));
                 members.start(killed);
+                // the member serving now: under load the one elected may have lost the role again meanwhile
+                active = members.awaitActive(members.member(killed));
                 members.awaitStatus(active, "in sync\\s+3/3");
             }
             int old = active;

@@ -88,6 +88,8 @@ public final class ReplicatedLog implements AutoCloseable {
      * one thread calls it here ({@link BatchSubmitter}), so the entries are appended in the order submitted.
      */
     private final RaftClientAsynchronousProtocol division;
+    /** While this member does not lead, its channels to the others connect again within a heartbeat interval. */
+    private PeerReconnects reconnects;
 
     private ReplicatedLog(Membership membership, Member self, RaftServer server, RaftGroupId groupId,
                           JournalStateMachine stateMachine, int maxBatchBytes) throws IOException {
@@ -166,6 +168,8 @@ public final class ReplicatedLog implements AutoCloseable {
         ReplicatedLog log;
         try {
             log = new ReplicatedLog(membership, self, server, groupId, stateMachine, maxBatchBytes);
+            log.reconnects = PeerReconnects.start(server, log::division, self.id(),
+                    ReplicationConfiguration.heartbeatIntervalMillis(timings.electionTimeoutMin().toMillis()));
         } catch (IOException | RuntimeException e) {
             server.close();
             throw e;
@@ -625,6 +629,9 @@ public final class ReplicatedLog implements AutoCloseable {
     @Override
     public void close() throws IOException {
         try {
+            if (reconnects != null) {
+                reconnects.close();
+            }
             stateMachine.awaitFailStop(ReplicationConfiguration.FAIL_STOP_CLOSE_WAIT);
             server.close();
             stateMachine.awaitFailStop(ReplicationConfiguration.FAIL_STOP_CLOSE_WAIT);

@@ -48,7 +48,9 @@ public final class ReplicationConfiguration {
      * heard from the active member within the election timeout's minimum refuses another member's (pre-)vote, and one
      * that heard nothing for its election timeout starts an election; Ratis's own rule (a heartbeat once no answer
      * came for half the minimum) left a replica one chance within it, which a starved machine's delays could miss,
-     * and an election followed. Four chances leave room for those delays ({@link OneAppendRpc}).
+     * and an election followed. Four chances leave room for those delays ({@link OneAppendRpc}). A member that does not
+     * lead also has its channels to the others that failed connect again at this interval, rather than after gRPC's
+     * growing backoff ({@link PeerReconnects}): a member back after a kill is reached by the next election.
      */
     public static final int HEARTBEATS_PER_ELECTION_TIMEOUT = 4;
     /**

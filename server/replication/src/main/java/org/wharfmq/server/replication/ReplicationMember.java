@@ -81,6 +81,8 @@ public final class ReplicationMember implements AutoCloseable {
     private ReplicatedLog log;
     /** When {@link #takeOver} opened the queue manager's store ({@link System#nanoTime}); 0 before. */
     private volatile long storeOpenedAt;
+    /** When this member heard it was elected ({@link #elected} completed, {@link System#nanoTime}); 0 before. */
+    private volatile long electedAt;
     /** Adding and removing members, on the active member. */
     private MemberChanges changes;
     private final String group;
@@ -244,6 +246,14 @@ public final class ReplicationMember implements AutoCloseable {
     /** When {@link #takeOver} opened the queue manager's store, as {@link System#nanoTime}; 0 before it did. */
     public long storeOpenedAt() {
         return storeOpenedAt;
+    }
+
+    /**
+     * When this member heard it was elected (its term's first entry committed by a majority and applied here), as
+     * {@link System#nanoTime}; 0 before.
+     */
+    public long electedAt() {
+        return electedAt;
     }
 
     /**
@@ -695,6 +705,9 @@ public final class ReplicationMember implements AutoCloseable {
 
         @Override
         public void active() {
+            if (electedAt == 0) {
+                electedAt = System.nanoTime();
+            }
             elected.complete(null);
         }
 

@@ -1,0 +1,83 @@
+package org.wharfmq.server.cli;
+
+import org.wharfmq.server.ServerPlugin;
+import org.wharfmq.server.WharfServer;
+import org.wharfmq.server.admin.AdminPlugin;
+import org.wharfmq.server.channels.ChannelsPlugin;
+import org.wharfmq.server.channels.PubSubHierarchy;
+import org.wharfmq.server.config.ServerConfig;
+import org.wharfmq.server.console.ConsolePlugin;
+import org.wharfmq.server.flow.FlowHost;
+import org.wharfmq.server.http.HttpPlugin;
+import org.wharfmq.server.metrics.MetricsPlugin;
+import org.wharfmq.server.replication.ReplicationCommands;
+import org.wharfmq.server.replication.ReplicationMember;
+import org.wharfmq.server.security.file.SecurityFileRealm;
+
+/**
+ * A queue manager to start with its plugins, as the configuration file names them: on its own journal, or (a
+ * replicated queue manager's member elected active) on the store the member takes over. A member makes it while it
+ * follows as a replica and {@link #prepare prepares} it then (the metrics' registries and JVM meters, the slowest part
+ * of the plugins' start), so that its takeover has that much less to do before its ready line.
+ *
+ * <p>Threads: made, prepared and started on the thread that runs the queue manager ({@code wharf server}'s, or
+ * {@link MemberRun}'s loop).
+ */
+final class QueueManagerStart implements AutoCloseable {
+
+    private final ServerConfig config;
+    private final SecurityFileRealm users;
+    private final ReplicationMember member;
+    private final MetricsPlugin metrics;
+    private final ServerPlugin[] plugins;
+
+    /** @param member the replicated queue manager's member that will take over, or null: the journal's own */
+    QueueManagerStart(ConfigurationFile file, ServerConfig config, SecurityFileRealm users,
+                      ReplicationMember member) {
+        this.config = config;
+        this.users = users;
+        this.member = member;
+        HttpPlugin http = new HttpPlugin(file.http());
+        FlowHost flows = new FlowHost(file.flowHost(), http);
+        ChannelsPlugin channels = new ChannelsPlugin(file.channels());
+        PubSubHierarchy hierarchy = new PubSubHierarchy(file.hierarchy(), channels);
+        AdminPlugin admin = new AdminPlugin(file::componentSettings, flows.adminCommands(),
+                channels.adminCommands(), hierarchy.adminCommands(), new ReplicationCommands(member));
+        metrics = new MetricsPlugin(http.routes(), flows, channels, hierarchy);
+        // the hierarchy's control queue before the channels that bring to it; the channels early (they move
+        // messages whatever else runs), the admin plugin after the flows (its command queue opens once they run), the
+        // console after the admin plugin (it runs its commands); HTTP last (it listens once every route is registered)
+        plugins = new ServerPlugin[]{hierarchy, channels, flows, admin, new ConsolePlugin(http, admin), metrics, http};
+    }
+
+    /** Does ahead what needs no running queue manager: the metrics' registries and the JVM's meters. */
+    void prepare() {
+        metrics.prepare();
+    }
+
+    /**
+     * Starts the queue manager (the member's takeover first, when it has one) and its plugins; what {@link #prepare}
+     * made is undone if the start fails.
+     */
+    WharfServer start() throws Exception {
+        try {
+            WharfServer.Starter starter = WharfServer.builder(config).plugins(plugins);
+            if (users != null) {
+                starter.authenticator(users).accessControl(users.accessControl());
+            }
+            if (member != null) {
+                starter.store(member.takeOver()).replication(member::state).definitions(member.definitions());
+            }
+            return starter.start();
+        } catch (Exception | Error e) {
+            close();
+            throw e;
+        }
+    }
+
+    /** Undoes {@link #prepare}, for a queue manager not started (its member stopped, refused or failed first). */
+    @Override
+    public void close() {
+        metrics.close();
+    }
+}
