@@ -129,8 +129,8 @@ class ChannelTlsTest {
         for (int i = 0; i < 30; i++) {
             assertEquals("persistent " + i, ((TextMessage) ChannelServers.next(orders)).getText());
         }
-        ChannelStatus received = await(qm2Channels, s -> s.messages() == 151 && s.sequence() == 30);
-        ChannelStatus sent = await(qm1Channels, s -> s.messages() == 151
+        ChannelStatus received = ChannelServers.await(qm2Channels, s -> s.messages() == 151 && s.sequence() == 30);
+        ChannelStatus sent = ChannelServers.await(qm1Channels, s -> s.messages() == 151
                 && Long.valueOf(0).equals(s.transmissionQueueDepth()));
         assertEquals("fast", sent.nonPersistentSpeed());
         assertTrue(received.batches() >= 3, "the persistent ones in batches of at most ten: " + received);
@@ -186,20 +186,8 @@ class ChannelTlsTest {
 
     /** The message waits on QM1's transmission queue; QM2's receiver never saw a partner. */
     private void assertNothingCrossed() {
-        await(qm1Channels, s -> s.state().equals("RETRYING") && Long.valueOf(1).equals(s.transmissionQueueDepth()));
+        ChannelServers.await(qm1Channels, s -> s.state().equals("RETRYING") && Long.valueOf(1).equals(s.transmissionQueueDepth()));
         assertEquals(0, qm2.server().queueManager().queue("ORDERS").depth());
         assertEquals("INACTIVE", qm2Channels.status().get(0).state());
-    }
-
-    /** The status of the one channel of {@code plugin} once {@code condition} holds (it polls what it reports). */
-    private static ChannelStatus await(ChannelsPlugin plugin, java.util.function.Predicate<ChannelStatus> condition) {
-        long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(ChannelServers.EXPECTED_MS);
-        ChannelStatus status = plugin.status().get(0);
-        while (!condition.test(status) && System.nanoTime() < deadline) {
-            LockSupport.parkNanos(1_000_000);
-            status = plugin.status().get(0);
-        }
-        assertTrue(condition.test(status), "the channel did not get there: " + status);
-        return status;
     }
 }
