@@ -26,7 +26,10 @@ import java.util.List;
  * </ul>
  * The clients log in to both as {@value BenchmarkSecurity#USER}. The listeners are on 127.0.0.1, on ports found free
  * just before the files are written (each queue manager names the other's in its channels). Channels keep their
- * stock settings (batches of 50, no batch interval).
+ * stock settings (batches of 50, no batch interval). With {@code --tls ENGINE} each queue manager also has a TLS
+ * listener (that engine, a throwaway certificate: {@link SelfSignedTls}) and the channels connect to it
+ * ({@code ssl://}, trusting that certificate); the clients stay on the plain listeners: the channels' TLS is what
+ * is measured.
  *
  * @param qm1Config  QM1's wharf.yaml
  * @param qm2Config  QM2's wharf.yaml
@@ -57,7 +60,16 @@ record QueueManagerPair(Path qm1Config, Path qm2Config, int qm1Port, int qm2Port
      */
     static QueueManagerPair write(Path dir, String step, List<String> forward, List<String> replies, int channels)
             throws IOException {
-        int[] ports = FreePorts.take(2);
+        return write(dir, step, forward, replies, channels, null, null);
+    }
+
+    /**
+     * Writes the files as {@link #write(Path, String, List, List, int)} does, the channels over TLS when {@code tls} is
+     * not null: each queue manager's TLS listener with {@code engine}, its senders {@code ssl://} to the other's.
+     */
+    static QueueManagerPair write(Path dir, String step, List<String> forward, List<String> replies, int channels,
+                                  SelfSignedTls tls, String engine) throws IOException {
+        int[] ports = FreePorts.take(4); // plain QM1, plain QM2, TLS QM1, TLS QM2
         String password = BenchmarkSecurity.newPassword();
         String qm1Channel = BenchmarkSecurity.newPassword();
         String qm2Channel = BenchmarkSecurity.newPassword();
@@ -66,7 +78,7 @@ record QueueManagerPair(Path qm1Config, Path qm2Config, int qm1Port, int qm2Port
         BenchmarkSecurity.write(qm1Security, password, "qm2", qm2Channel);
         BenchmarkSecurity.write(qm2Security, password, "qm1", qm1Channel);
 
-        StringBuilder qm1 = header(QM1, ports[0], qm1Security);
+        StringBuilder qm1 = header(QM1, ports[0], qm1Security, tls, engine, ports[2]);
         qm1.append("queues:\n");
         for (int c = 1; c <= channels; c++) {
             transmissionQueue(qm1, QM2 + ".XMIT." + c);
@@ -81,9 +93,9 @@ record QueueManagerPair(Path qm1Config, Path qm2Config, int qm1Port, int qm2Port
         for (String reply : replies) {
             qm1.append("  - name: ").append(reply).append('\n');
         }
-        channels(qm1, QM1, QM2, ports[1], "qm1", qm1Channel, channels);
+        channels(qm1, QM1, QM2, partner(tls, ports[1], ports[3]), "qm1", qm1Channel, channels);
 
-        StringBuilder qm2 = header(QM2, ports[1], qm2Security);
+        StringBuilder qm2 = header(QM2, ports[1], qm2Security, tls, engine, ports[3]);
         qm2.append("queues:\n");
         for (int c = 1; c <= channels; c++) {
             transmissionQueue(qm2, QM1 + ".XMIT." + c);
@@ -95,7 +107,7 @@ record QueueManagerPair(Path qm1Config, Path qm2Config, int qm1Port, int qm2Port
         for (int k = 1; k <= replies.size(); k++) {
             queueManagerAlias(qm2, REPLY_ALIAS_PREFIX + k, channelOf(k, channels));
         }
-        channels(qm2, QM2, QM1, ports[0], "qm2", qm2Channel, channels);
+        channels(qm2, QM2, QM1, partner(tls, ports[0], ports[2]), "qm2", qm2Channel, channels);
 
         Path qm1Config = dir.resolve(step + "-qm1.yaml").toAbsolutePath();
         Path qm2Config = dir.resolve(step + "-qm2.yaml").toAbsolutePath();
@@ -119,8 +131,20 @@ record QueueManagerPair(Path qm1Config, Path qm2Config, int qm1Port, int qm2Port
         return names;
     }
 
-    private static StringBuilder header(String name, int port, Path security) {
-        return new StringBuilder()
+    /** Where a sender reaches its partner: its plain listener, or its TLS one trusting the throwaway certificate. */
+    private static String partner(SelfSignedTls tls, int port, int tlsPort) {
+        if (tls == null) {
+            return "    connection: tcp://127.0.0.1:" + port + "\n";
+        }
+        return "    connection: ssl://127.0.0.1:" + tlsPort + "\n"
+                + "    tls:\n"
+                + "      trustStore: " + tls.store() + "\n"
+                + "      trustStorePassword: " + SelfSignedTls.PASSWORD + "\n";
+    }
+
+    private static StringBuilder header(String name, int port, Path security, SelfSignedTls tls, String engine,
+                                        int tlsPort) {
+        StringBuilder yaml = new StringBuilder()
                 .append("# written by wharf perf run for a distributed queuing step (docs/benchmarks.md, RR-5)\n")
                 .append("name: ").append(name).append('\n')
                 .append("host: 127.0.0.1\n")
@@ -129,6 +153,14 @@ record QueueManagerPair(Path qm1Config, Path qm2Config, int qm1Port, int qm2Port
                 .append("maxConnections: ").append(ServerMain.MAX_CONNECTIONS).append('\n')
                 .append("maxConnectionsPerAddress: ").append(ServerMain.MAX_CONNECTIONS).append('\n')
                 .append("security:\n  file: ").append(security).append('\n');
+        if (tls != null) {
+            yaml.append("tls:\n")
+                    .append("  port: ").append(tlsPort).append('\n')
+                    .append("  engine: ").append(engine).append('\n')
+                    .append("  keyStore: ").append(tls.store()).append('\n')
+                    .append("  keyStorePassword: ").append(SelfSignedTls.PASSWORD).append('\n');
+        }
+        return yaml;
     }
 
     private static void transmissionQueue(StringBuilder yaml, String name) {
@@ -143,13 +175,13 @@ record QueueManagerPair(Path qm1Config, Path qm2Config, int qm1Port, int qm2Port
     }
 
     /** The senders from {@code self} to {@code partner} (at {@code partnerPort}) and the receivers of the way back. */
-    private static void channels(StringBuilder yaml, String self, String partner, int partnerPort, String user,
+    private static void channels(StringBuilder yaml, String self, String partner, String connection, String user,
                                  String password, int channels) {
         yaml.append("channels:\n");
         for (int c = 1; c <= channels; c++) {
             yaml.append("  - name: ").append(self).append(".TO.").append(partner).append('.').append(c).append('\n')
                     .append("    type: sender\n")
-                    .append("    connection: tcp://127.0.0.1:").append(partnerPort).append('\n')
+                    .append(connection)
                     .append("    transmissionQueue: ").append(partner).append(".XMIT.").append(c).append('\n')
                     .append("    user: ").append(user).append('\n')
                     .append("    password: ").append(password).append('\n');

@@ -61,7 +61,8 @@ public final class RunCommand {
                                   request (the spec's rule); thread: one correlation id and consumer per
                                   requester (JMSPerfHarness -co true)        [message]
               --tls ENGINE        clients connect over TLS (jdk or openssl engine on the server; a throwaway
-                                  self-signed certificate); with --url, give an ssl:// URL with its options instead
+                                  self-signed certificate); with --url, give an ssl:// URL with its options instead;
+                                  RR-5, RR-5b and OW-5: the channels connect over TLS, the clients over TCP
               --security rules    the server has users and permission rules: every client logs in (SCRAM-SHA-256)
                                   and every producer, consumer and anonymous send is checked (Wharf only)
               --metrics on|scrape the server runs its metrics (Micrometer, JMX) and HTTP listener; with

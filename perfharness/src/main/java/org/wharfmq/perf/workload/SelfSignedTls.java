@@ -15,7 +15,7 @@ import java.util.List;
 final class SelfSignedTls {
 
     /** The password of the temporary store; it guards nothing of value. */
-    private static final String PASSWORD = "wharf-perf";
+    static final String PASSWORD = "wharf-perf";
 
     private final Path store;
 
@@ -43,6 +43,11 @@ final class SelfSignedTls {
     TlsConfig config(String engine) {
         return TlsConfig.builder().port(0).engine(TlsConfig.engine(engine)).protocols(List.of("TLSv1.3", "TLSv1.2"))
                 .keyStore(store).keyStorePassword(PASSWORD).build();
+    }
+
+    /** The store: the key and certificate of a server, the trust of a client. */
+    Path store() {
+        return store;
     }
 
     /** The URL options that make a client trust this certificate. */

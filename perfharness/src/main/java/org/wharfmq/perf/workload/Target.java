@@ -126,13 +126,14 @@ public enum Target {
      * the pair's wharf.yaml files; Artemis's as two brokers joined by core bridges both ways, a bridge per queue
      * (requests and OW-5's messages to QM2, RR-5's replies back), the queues defined on both.
      *
-     * @param tls     must be null: the channels and clients of the pair run over TCP
+     * @param tls     Wharf's only: the TLS engine of the listeners the channels connect to (written in the pair's
+     *                files, {@link QueueManagerPair}); the clients stay on TCP
      * @param metrics must be null
      */
     List<List<String>> pairCommands(Workload w, QueueManagerPair pair, boolean persistent, String tls, String metrics) {
-        if (tls != null) {
-            throw new UnsupportedOperationException("--tls with two queue managers is not built yet: the pair's channels "
-                    + "and clients run over TCP");
+        if (tls != null && this != WHARF) {
+            throw new UnsupportedOperationException("--tls with two queue managers is built for Wharf's channels only: "
+                    + "leave it out of " + displayName + "'s bridged pair");
         }
         if (metrics != null) {
             throw new UnsupportedOperationException("--metrics is measured on one queue manager: leave it out of RR-5, "

@@ -164,7 +164,7 @@ public final class WorkloadRunner {
             }
             if (tcpUrl == null && w.twoQueueManagers()) {
                 QueueManagerPair pair = QueueManagerPair.write(dir, stepName, plan.forwardQueues(), plan.replyQueues(),
-                        settings.channels());
+                        settings.channels(), settings.tls() == null ? null : SelfSignedTls.create(), settings.tls());
                 List<List<String>> commands = target.pairCommands(w, pair, settings.persistent(), settings.tls(), settings.metrics());
                 for (int i = 0; i < 2; i++) {
                     Launched qm = launcher.launch(target.name().toLowerCase() + "-qm" + (i + 1), commands.get(i));

@@ -10,7 +10,12 @@ import org.wharfmq.protocol.frame.ServerFrameHandler;
 
 import java.nio.charset.StandardCharsets;
 import java.util.List;
+import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 
 /**
  * The client's side of the handshake after HELLO (docs/protocol.md, "Connection life"): picks a mechanism from the
@@ -18,7 +23,10 @@ import java.util.concurrent.CompletableFuture;
  * user; PLAIN only over TLS, for a server that offers no SCRAM; ANONYMOUS when it has no user), runs it, and checks
  * HELLO_OK (for SCRAM, the server's signature: a server that does not know the user's key is refused). Runs on the
  * link's reading thread, each server frame calling its own method; a frame that has no place in the handshake fails
- * it. The password never leaves this object but inside PLAIN over TLS.
+ * it. SCRAM's proof, whose salted password is thousands of PBKDF2 iterations (milliseconds of CPU), is computed by
+ * the thread that connects, waiting in {@link #await}: the reading thread may be an event loop (a link on a
+ * {@link org.wharfmq.client.core.transport.NetworkLoop}, a server's), which must not spend that time on one login.
+ * The password never leaves this object but inside PLAIN over TLS.
  */
 public final class ClientHandshake implements ServerFrameHandler {
 
@@ -28,8 +36,16 @@ public final class ClientHandshake implements ServerFrameHandler {
     private final boolean hasCertificate;
     private final String server;
     private final CompletableFuture<Frame.HelloOk> done = new CompletableFuture<>();
+    /** What the reading thread leaves to the thread in {@link #await}: the SCRAM proof, or a wake-up once done. */
+    private final BlockingQueue<Runnable> forConnectingThread = new LinkedBlockingQueue<>();
     private FrameLink link;
+    /** The SCRAM exchange once chosen (by the reading thread). */
     private ScramClient scram;
+    /**
+     * The SCRAM exchange once its proof is sent: written by the thread in {@link #await} after it derived the keys,
+     * read by the reading thread at HELLO_OK (volatile: that read sees the keys).
+     */
+    private volatile ScramClient proven;
 
     /**
      * @param user     the user name, null or empty for none
@@ -44,6 +60,27 @@ public final class ClientHandshake implements ServerFrameHandler {
         this.overTls = overTls;
         this.hasCertificate = hasCertificate;
         this.server = server;
+        done.whenComplete((ok, failure) -> forConnectingThread.add(() -> { })); // wakes await
+    }
+
+    /**
+     * Waits up to {@code timeoutMillis} for the handshake's end, running the steps left to the connecting thread
+     * meanwhile (the SCRAM proof).
+     *
+     * @return the server's HELLO_OK
+     * @throws ExecutionException why the handshake failed (a {@link ClientException} when the server refused)
+     * @throws TimeoutException   when it did not end in time
+     */
+    public Frame.HelloOk await(long timeoutMillis) throws ExecutionException, TimeoutException, InterruptedException {
+        long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(timeoutMillis);
+        while (!done.isDone()) {
+            Runnable step = forConnectingThread.poll(deadline - System.nanoTime(), TimeUnit.NANOSECONDS);
+            if (step == null) {
+                throw new TimeoutException();
+            }
+            step.run();
+        }
+        return done.get();
     }
 
     /** Completes with the server's HELLO_OK once authenticated, or exceptionally with why the handshake failed. */
@@ -67,12 +104,20 @@ public final class ClientHandshake implements ServerFrameHandler {
 
     @Override
     public void onAuthChallenge(Frame.AuthChallenge frame) {
-        if (scram == null) {
+        ScramClient exchange = scram;
+        if (exchange == null) {
             unexpected(frame);
             return;
         }
+        forConnectingThread.add(() -> prove(exchange, frame.data()));
+    }
+
+    /** On the connecting thread: derives the keys from the password (PBKDF2) and sends the proof. */
+    private void prove(ScramClient exchange, byte[] serverFirst) {
         try {
-            link.write(new Frame.AuthResponse(scram.clientFinal(frame.data())));
+            byte[] clientFinal = exchange.clientFinal(serverFirst);
+            proven = exchange;
+            link.write(new Frame.AuthResponse(clientFinal));
         } catch (ScramException e) {
             done.completeExceptionally(scramFailed(e));
         }
@@ -82,7 +127,11 @@ public final class ClientHandshake implements ServerFrameHandler {
     public void onHelloOk(Frame.HelloOk frame) {
         try {
             if (scram != null) {
-                scram.verifyServerFinal(frame.data());
+                ScramClient exchange = proven;
+                if (exchange == null) {
+                    throw new ScramException("the server accepted the login before the client's proof");
+                }
+                exchange.verifyServerFinal(frame.data());
             }
             done.complete(frame);
         } catch (ScramException e) {

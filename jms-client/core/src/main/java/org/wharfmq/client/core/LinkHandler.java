@@ -16,7 +16,6 @@ import java.io.IOException;
 import java.nio.channels.ClosedChannelException;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
-import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.function.IntSupplier;
 
@@ -78,8 +77,9 @@ public final class LinkHandler implements FrameListener, ServerFrameHandler {
 
     /**
      * Opens one link as {@link #open(BrokerAddress, ClientTls, String, String, String, int, int, int, IntSupplier,
-     * PendingRequests, ConsumerRegistry, LinkEvents)} does, a {@code tcp://} one on {@code loop} (a link whose writes
-     * never block: {@link NetworkLoop}) when it is not null.
+     * PendingRequests, ConsumerRegistry, LinkEvents)} does, a {@code tcp://} or {@code ssl://} one on {@code loop} (a
+     * link whose writes never block: {@link NetworkLoop}) when it is not null. The login's SCRAM proof is computed by
+     * the calling thread, never by the loop ({@link ClientHandshake#await}).
      */
     public static ConnectedLink open(BrokerAddress address, ClientTls tls, String user, String password, String clientName,
                                      int heartbeatMillis, int helloFlags, int connectTimeoutMillis,
@@ -94,7 +94,7 @@ public final class LinkHandler implements FrameListener, ServerFrameHandler {
         Frame.HelloOk ok;
         try {
             link.write(new Frame.Hello(ProtocolVersion.CURRENT, clientName, heartbeatMillis, helloFlags));
-            ok = handler.hello.get(connectTimeoutMillis, TimeUnit.MILLISECONDS);
+            ok = handshake.await(connectTimeoutMillis); // SCRAM's proof is computed here, not on the reading thread
         } catch (ExecutionException e) {
             link.close(connectTimeoutMillis);
             if (e.getCause() instanceof ClientException refused) {

@@ -24,7 +24,8 @@ import java.util.function.IntFunction;
  * user), or to this queue manager over its in-VM listener (as the queue manager itself). Requests wait for their
  * answer on the calling thread; deliveries and PULL_DONEs queue up for {@link #next}. A dedicated reader thread reads
  * the link ({@code readerOnly}), so a partner that stops answering is found by the heartbeat even between batches; a
- * {@code tcp://} connection opened on a {@link NetworkLoop} is read, and written, by that event loop instead.
+ * {@code tcp://} or {@code ssl://} connection opened on a {@link NetworkLoop} is read, and written, by that event loop
+ * instead.
  */
 final class CoreLink implements LinkEvents, DeliveryTarget, AutoCloseable {
     private static final System.Logger LOG = System.getLogger(CoreLink.class.getName());
@@ -48,17 +49,17 @@ final class CoreLink implements LinkEvents, DeliveryTarget, AutoCloseable {
      */
     static CoreLink open(String url, Map<String, String> tls, String user, String password, String clientName,
                          int heartbeatMillis, int connectTimeoutMillis) throws ClientException {
-        return open(url, tls, user, password, clientName, heartbeatMillis, connectTimeoutMillis, null);
+        return open(url, ClientTls.of(tls), user, password, clientName, heartbeatMillis, connectTimeoutMillis, null);
     }
 
     /**
-     * Connects and logs in, a {@code tcp://} connection on {@code loop} when it is not null: one whose writes never
-     * block ({@link #writesWithoutBlocking}).
+     * Connects and logs in, a {@code tcp://} or {@code ssl://} connection on {@code loop} when it is not null: one
+     * whose writes never block, so that an event loop may {@link #write} it.
      */
-    static CoreLink open(String url, Map<String, String> tls, String user, String password, String clientName,
+    static CoreLink open(String url, ClientTls tls, String user, String password, String clientName,
                          int heartbeatMillis, int connectTimeoutMillis, NetworkLoop loop) throws ClientException {
         CoreLink core = new CoreLink();
-        core.link = LinkHandler.open(address(url), ClientTls.of(tls), user, password, clientName, heartbeatMillis, 0,
+        core.link = LinkHandler.open(address(url), tls, user, password, clientName, heartbeatMillis, 0,
                 connectTimeoutMillis, () -> 1, core.requests, core.consumers, core, loop);
         core.link.link().readerOnly();
         return core;
@@ -145,11 +146,6 @@ final class CoreLink implements LinkEvents, DeliveryTarget, AutoCloseable {
 
     boolean isOpen() {
         return lostReason == null && link.link().isOpen();
-    }
-
-    /** Whether {@link #write} never blocks (a connection on a {@link NetworkLoop}): an event loop may call it. */
-    boolean writesWithoutBlocking() {
-        return link.link().writesWithoutBlocking();
     }
 
     /** Whether the connection holds no more than its limit of bytes written and not yet taken by its socket. */

@@ -2,6 +2,7 @@ package org.wharfmq.server.channels;
 
 import org.wharfmq.client.core.ClientException;
 import org.wharfmq.client.core.PendingRequests;
+import org.wharfmq.client.core.transport.ClientTls;
 import org.wharfmq.client.core.transport.NetworkLoop;
 import org.wharfmq.protocol.frame.ErrorCode;
 import org.wharfmq.protocol.frame.Frame;
@@ -32,9 +33,8 @@ import java.util.concurrent.locks.ReentrantLock;
  * <p>It takes its transmission queue inside the queue manager, through an in-process XA session of the queue
  * manager's own ({@link InProcessTakes}): each message comes to the channel's thread as the queue hands it over, with
  * no frame and no in-VM connection. A batch's messages (at most {@code batchSize}, {@code batchBytes}, gathered for
- * up to {@code batchIntervalMillis}) go to the partner as CHANNEL_MESSAGE frames, their stored bytes as they are (the
- * channel's thread writes them: the partner's connection is a blocking socket, which no event loop may wait on);
- * their removal from the transmission queue is an XA branch
+ * up to {@code batchIntervalMillis}) go to the partner as CHANNEL_MESSAGE frames, their stored bytes as they are, written
+ * by the channel's thread (a batch's prepare waits for the journal, which no event loop may); their removal from the transmission queue is an XA branch
  * ({@link #xid}: the channel's name and the batch's id), prepared (journaled) before CHANNEL_END_BATCH makes the
  * receiver commit the batch with the channel's sequence number and the batch's id, and committed once it answers OK.
  * A failure before the prepare rolls the removal back; one after it leaves the batch in doubt, resolved when the
@@ -45,14 +45,12 @@ import java.util.concurrent.locks.ReentrantLock;
  *
  * <p>With {@code nonPersistentSpeed} FAST agreed with the partner at CHANNEL_OPEN (IBM MQ's NPMSPEED FAST), a
  * non-persistent message that comes while no batch is being gathered goes at once, outside the batches
- * (CHANNEL_FAST_MESSAGE): no XA branch, no sequence number, no sync record, no journal write at either end. Over a
- * {@code tcp://} partner connection, which runs on the event loop of the transmission queue's in-process session and
- * whose writes never block ({@link NetworkLoop}), such a stream is sent by the threads that put its messages on the
+ * (CHANNEL_FAST_MESSAGE): no XA branch, no sequence number, no sync record, no journal write at either end. The
+ * partner connection ({@code tcp://} or {@code ssl://}) runs on the event loop of the transmission queue's in-process
+ * session and its writes never block ({@link NetworkLoop}), so such a stream is sent by the threads that put its messages on the
  * transmission queue, as they are delivered ({@link #takeAsDelivered}): no thread is woken per message, the channel's
  * thread waits until a message must go in a batch, the acknowledgement is due, or nothing comes for the disconnect
- * interval; a burst is written and flushed once. (An {@code ssl://} partner connection is a blocking socket: the
- * channel's thread writes every message, as no event loop may block.) It is
- * acknowledged on the transmission queue (outside a branch) once the queue has stayed empty for
+ * interval; a burst is written and flushed once. It is acknowledged on the transmission queue (outside a branch) once the queue has stayed empty for
  * {@link ChannelConfiguration#FAST_SETTLE_MILLIS} after it or half the credit is out, before a batch's branch would
  * cover later deliveries, and before the in-process session closes, so it is never sent twice; one on its way when
  * the channel fails may be lost, as FAST allows.
@@ -257,7 +255,7 @@ final class SenderChannel implements Runnable {
         while (next != null || !outstanding.isEmpty()) {
             if (fast && next != null && !MessageReader.persistentOf(next.message())) {
                 sendOutsideBatch(next); // whatever batches are on their way: it overtakes them
-                if (outstanding.isEmpty() && partner.writesWithoutBlocking()) {
+                if (outstanding.isEmpty()) {
                     next = stream(); // the next one left to this thread; null: nothing came, the channel ends
                     continue;
                 }
@@ -520,7 +518,7 @@ final class SenderChannel implements Runnable {
     private void connectPartner() throws ClientException, InterruptedException {
         // on the in-process session's loop: writes from the threads that deliver, acknowledgements, on one loop
         NetworkLoop loop = new NetworkLoop(local.loop(), NativeTransport.socketChannelClass(local.loop()));
-        partner = CoreLink.open(definition.connection(), definition.tls(), definition.user(), definition.password(),
+        partner = CoreLink.open(definition.connection(), clientTls(), definition.user(), definition.password(),
                 "channel " + definition.name() + " from " + queueManager, definition.heartbeatMillis(),
                 definition.connectTimeoutMillis(), loop);
         Long reset = resets.pending(definition.name());
@@ -542,6 +540,11 @@ final class SenderChannel implements Runnable {
         LOG.log(System.Logger.Level.INFO, "Channel " + definition.name() + " to queue manager "
                 + partner.serverName() + " at " + definition.connection() + " is running (sequence " + sequence
                 + ", last batch " + batchId + ", nonPersistentSpeed " + agreedSpeed.text() + ")");
+    }
+
+    /** The channel's TLS options, named in messages as its attributes are: {@code tls.trustStore of channel NAME}. */
+    private ClientTls clientTls() {
+        return ClientTls.of(definition.tls(), option -> ChannelAttributes.TLS + option + " of channel " + definition.name());
     }
 
     private void closePartner() {

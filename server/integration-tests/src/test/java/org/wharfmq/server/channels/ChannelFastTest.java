@@ -24,10 +24,7 @@ import javax.jms.TextMessage;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
-import java.util.concurrent.locks.LockSupport;
-import java.util.function.Predicate;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
@@ -107,8 +104,8 @@ class ChannelFastTest {
         }
         // barriers: the receiver counted all 121 (a batch's are counted once its sync record is committed), the
         // sender sent them all and took them off its transmission queue for good
-        ChannelStatus received = await(qm2Channels, s -> s.messages() == 121);
-        ChannelStatus sent = await(qm1Channels, s -> s.messages() == 121
+        ChannelStatus received = ChannelServers.await(qm2Channels, s -> s.messages() == 121);
+        ChannelStatus sent = ChannelServers.await(qm1Channels, s -> s.messages() == 121
                 && Long.valueOf(0).equals(s.transmissionQueueDepth()));
         assertEquals("fast", received.nonPersistentSpeed());
         assertEquals("fast", sent.nonPersistentSpeed());
@@ -142,7 +139,7 @@ class ChannelFastTest {
         MessageConsumer orders = onQm2.createConsumer(onQm2.createQueue("ORDERS"));
         producer.send(onQm1.createTextMessage("first")); // the channel starts
         assertEquals("first", ((TextMessage) ChannelServers.next(orders)).getText());
-        await(qm2Channels, s -> s.messages() == 1);
+        ChannelServers.await(qm2Channels, s -> s.messages() == 1);
         long receiverInVmBefore = receiverInVmBytesIn();
 
         for (int i = 0; i < 100; i++) { // in batches of 10 (normal: the non-persistent ones too), in order
@@ -152,7 +149,7 @@ class ChannelFastTest {
         for (int i = 0; i < 100; i++) {
             assertEquals("order " + i, ((TextMessage) ChannelServers.next(orders)).getText());
         }
-        ChannelStatus received = await(qm2Channels, s -> s.messages() == 101);
+        ChannelStatus received = ChannelServers.await(qm2Channels, s -> s.messages() == 101);
         assertEquals(101, received.sequence(), "the sync record's sequence number: " + received);
         assertTrue(received.batches() >= 10, "they came in batches: " + received);
         // each batch was put inside QM2, on its partner's connection: not one frame went over the receiver's in-VM
@@ -203,7 +200,7 @@ class ChannelFastTest {
         for (int i = 0; i < 3; i++) {
             assertEquals("order " + i, ((TextMessage) ChannelServers.next(orders)).getText());
         }
-        assertEquals("fast", await(qm2Channels, s -> s.messages() == 5).nonPersistentSpeed());
+        assertEquals("fast", ChannelServers.await(qm2Channels, s -> s.messages() == 5).nonPersistentSpeed());
         Receive.nothingMore(orders);
         Receive.nothingMore(dead);
     }
@@ -232,11 +229,11 @@ class ChannelFastTest {
         }
         // the sender's sequence number and its emptied transmission queue, not its count: a batch left in doubt by a
         // reconnection (a heartbeat missed on a loaded machine) is resolved, not counted, when the channel runs again
-        ChannelStatus sent = await(qm1Channels, s -> s.sequence() == 40
+        ChannelStatus sent = ChannelServers.await(qm1Channels, s -> s.sequence() == 40
                 && Long.valueOf(0).equals(s.transmissionQueueDepth()));
         // read after the sender had the last batch confirmed: the receiver counts a message as it puts it, and moves
         // its sequence number when the batch commits, before it confirms it
-        ChannelStatus received = await(qm2Channels, s -> s.messages() == 40);
+        ChannelStatus received = ChannelServers.await(qm2Channels, s -> s.messages() == 40);
         assertEquals("normal", received.nonPersistentSpeed());
         assertEquals("normal", sent.nonPersistentSpeed());
         assertEquals(40, received.sequence(), "every message in a batch: " + received);
@@ -285,10 +282,10 @@ class ChannelFastTest {
             }
         }
         assertEquals(expected, persistent);
-        ChannelStatus sent = await(qm1Channels, s -> Long.valueOf(0).equals(s.transmissionQueueDepth())
+        ChannelStatus sent = ChannelServers.await(qm1Channels, s -> Long.valueOf(0).equals(s.transmissionQueueDepth())
                 && s.nonPersistentSpeed() != null);
         // 110 and more: a non-persistent message that comes while a batch is gathered goes in it
-        ChannelStatus received = await(qm2Channels, s -> s.sequence() >= 110);
+        ChannelStatus received = ChannelServers.await(qm2Channels, s -> s.sequence() >= 110);
         for (int i = 1; i < nonPersistent.size(); i++) {
             assertTrue(nonPersistent.get(i) > nonPersistent.get(i - 1), "twice or out of order: " + nonPersistent);
         }
@@ -328,7 +325,7 @@ class ChannelFastTest {
             assertTrue(arrived.get(i) > arrived.get(i - 1), "twice or out of order: " + arrived);
         }
         assertTrue(arrived.size() >= 90, "the messages after the loss was seen arrived: " + arrived);
-        await(qm1Channels, s -> Long.valueOf(0).equals(s.transmissionQueueDepth()));
+        ChannelServers.await(qm1Channels, s -> Long.valueOf(0).equals(s.transmissionQueueDepth()));
         Receive.nothingMore(orders);
     }
 
@@ -343,7 +340,7 @@ class ChannelFastTest {
             assertClosed(hostile, "the channel agreed on nonPersistentSpeed normal at its open");
         }
         assertEquals(0, qm2.server().queueManager().queue("ORDERS").depth()); // refused on the connection's loop
-        await(qm2Channels, s -> s.state().equals("INACTIVE"));
+        ChannelServers.await(qm2Channels, s -> s.state().equals("INACTIVE"));
     }
 
     @Test
@@ -357,7 +354,7 @@ class ChannelFastTest {
             assertClosed(hostile, "a persistent message travels in a batch only");
         }
         assertEquals(0, qm2.server().queueManager().queue("ORDERS").depth());
-        await(qm2Channels, s -> s.state().equals("INACTIVE"));
+        ChannelServers.await(qm2Channels, s -> s.state().equals("INACTIVE"));
     }
 
     /**
@@ -369,17 +366,5 @@ class ChannelFastTest {
                 () -> hostile.call(id -> new Frame.ChannelEndBatch(id, 0, 1), ChannelServers.EXPECTED_MS));
         String m = closed.getMessage();
         assertTrue(m.contains(reason) || m.contains("was lost"), m);
-    }
-
-    /** The status of the one channel of {@code plugin} once {@code condition} holds (it polls what it reports). */
-    private static ChannelStatus await(ChannelsPlugin plugin, Predicate<ChannelStatus> condition) {
-        long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(ChannelServers.EXPECTED_MS);
-        ChannelStatus status = plugin.status().get(0);
-        while (!condition.test(status) && System.nanoTime() < deadline) {
-            LockSupport.parkNanos(1_000_000);
-            status = plugin.status().get(0);
-        }
-        assertTrue(condition.test(status), "the channel did not get there: " + status);
-        return status;
     }
 }

@@ -31,6 +31,7 @@ import java.util.concurrent.locks.LockSupport;
 import java.util.function.UnaryOperator;
 
 import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /** The queue managers and connections of a channel test, closed in the reverse order when the test ends. */
 final class ChannelServers implements AutoCloseable {
@@ -50,6 +51,18 @@ final class ChannelServers implements AutoCloseable {
     TestServer start(UnaryOperator<ServerConfig.Builder> config, ChannelDefinition... channels) throws Exception {
         return keep(TestServer.start(config, c -> WharfServer.builder(c)
                 .plugins(new ChannelsPlugin(new ChannelSettings(List.of(channels)))).start()));
+    }
+
+    /** The status of the one channel of {@code plugin} once {@code condition} holds (it polls what it reports). */
+    static ChannelStatus await(ChannelsPlugin plugin, java.util.function.Predicate<ChannelStatus> condition) {
+        long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(EXPECTED_MS);
+        ChannelStatus status = plugin.status().get(0);
+        while (!condition.test(status) && System.nanoTime() < deadline) {
+            LockSupport.parkNanos(1_000_000);
+            status = plugin.status().get(0);
+        }
+        assertTrue(condition.test(status), "the channel did not get there: " + status);
+        return status;
     }
 
     /** Waits until the first of {@code channels} reports STOPPED, with a reason, and returns its status. */

@@ -99,7 +99,7 @@ class TlsTest {
         roundTrip(connect(url(only12, "")));
         JMSException e = assertThrows(JMSException.class, () -> connect(url(only12, "protocols=TLSv1.3")));
         assertContains(e, "no TLS protocol version or cipher suite in common");
-        assertContains(e, "this client offers [TLSv1.3] (URL options protocols and cipherSuites)");
+        assertContains(e, "this client offers [TLSv1.3] (URL option protocols, URL option cipherSuites)");
     }
 
     @ParameterizedTest

@@ -6,12 +6,14 @@ import io.netty.buffer.ByteBufAllocator;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
+import io.netty.handler.codec.DecoderException;
 import io.netty.handler.timeout.IdleState;
 import io.netty.handler.timeout.IdleStateEvent;
 import io.netty.util.internal.PlatformDependent;
 import org.wharfmq.protocol.frame.Frame;
 import org.wharfmq.protocol.frame.HeartbeatIdleHandler;
 
+import javax.net.ssl.SSLException;
 import java.nio.channels.ClosedChannelException;
 import java.util.Queue;
 import java.util.concurrent.TimeUnit;
@@ -19,8 +21,8 @@ import java.util.concurrent.atomic.AtomicBoolean;
 
 /**
  * A {@link FrameLink} over a Netty channel: the in-VM transport's local channel, or a socket channel on a
- * {@link NetworkLoop}, whose pipeline {@link Transport} builds (decoder, encoder, idle-state handler, then
- * {@link #inbound()}). Writing never blocks: what the socket cannot take waits in the channel's outbound buffer.
+ * {@link NetworkLoop}, whose pipeline {@link Transport} builds (TLS for {@code ssl://}, decoder, encoder, idle-state
+ * handler, then {@link #inbound()}). Writing never blocks: what the socket cannot take waits in the channel's outbound buffer.
  *
  * <p>Frames from application threads go into a multi-producer queue; the first frame of a batch schedules a
  * drain task on the channel's event loop, which writes everything queued and flushes once. The frames of many
@@ -112,11 +114,6 @@ final class ChannelLink implements FrameLink {
     }
 
     @Override
-    public boolean writesWithoutBlocking() {
-        return true;
-    }
-
-    @Override
     public boolean isWritable() {
         return channel.isWritable();
     }
@@ -158,7 +155,10 @@ final class ChannelLink implements FrameLink {
 
         @Override
         public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
-            if (!(cause instanceof ClosedChannelException)) { // a write raced with the close, which channelInactive reports
+            if (cause instanceof DecoderException decoding && decoding.getCause() instanceof SSLException tls) {
+                // what the TLS handler read: a TLS 1.3 server's refusal of the client's certificate after the handshake
+                listener.onFailure(tls);
+            } else if (!(cause instanceof ClosedChannelException)) { // a write raced with the close, which channelInactive reports
                 listener.onFailure(cause);
             }
             ctx.close();

@@ -6,9 +6,9 @@ import org.wharfmq.client.core.ClientException;
 import javax.net.ssl.KeyManager;
 import javax.net.ssl.KeyManagerFactory;
 import javax.net.ssl.SSLContext;
+import javax.net.ssl.SSLEngine;
 import javax.net.ssl.SSLParameters;
 import javax.net.ssl.SSLSocket;
-import javax.net.ssl.SSLSocketFactory;
 import javax.net.ssl.TrustManager;
 import javax.net.ssl.TrustManagerFactory;
 import java.io.BufferedInputStream;
@@ -23,11 +23,13 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeMap;
+import java.util.function.UnaryOperator;
 
 /**
- * A client's TLS settings ({@code ssl://} URLs, their options, the connection factory's setters) and the
- * {@link SSLContext} made from them, once per settings value: the client's transport is a blocking socket, so TLS is
- * an {@link SSLSocket} over it, handshaken before the link starts.
+ * A client's TLS settings ({@code ssl://} URLs, their options, the connection factory's setters; a channel's
+ * {@code tls:} block) and the {@link SSLContext} made from them, once per settings value: TLS over a blocking socket is
+ * an {@link SSLSocket}, handshaken before the link starts; over a link on a {@link NetworkLoop}, an {@link SSLEngine}
+ * in the channel's pipeline. Both check the same things: the same trust, protocols, cipher suites and host name.
  *
  * <p>Options: {@code trustStore}/{@code trustStorePassword}/{@code trustStoreType} (the CAs the server's certificate
  * must chain to; default the JDK's, which {@code javax.net.ssl.trustStore} changes), {@code keyStore}/
@@ -47,14 +49,18 @@ public final class ClientTls {
     public static final List<String> DEFAULT_PROTOCOLS = List.of("TLSv1.3", "TLSv1.2");
 
     private final Map<String, String> options;
+    /** How the user names an option in messages: {@code URL option trustStore}, {@code tls.trustStore of channel X}. */
+    private final UnaryOperator<String> optionName;
     private final boolean verifyHost;
     private final String[] protocols;
     private final String[] cipherSuites;
     /** Made on first connect (the files may appear after the factory is configured), then reused. */
-    private volatile SSLSocketFactory socketFactory;
+    private volatile SSLContext context;
 
-    private ClientTls(Map<String, String> options, boolean verifyHost, String[] protocols, String[] cipherSuites) {
+    private ClientTls(Map<String, String> options, UnaryOperator<String> optionName, boolean verifyHost,
+                      String[] protocols, String[] cipherSuites) {
         this.options = options;
+        this.optionName = optionName;
         this.verifyHost = verifyHost;
         this.protocols = protocols;
         this.cipherSuites = cipherSuites;
@@ -66,6 +72,16 @@ public final class ClientTls {
      * @throws IllegalArgumentException naming an unknown option or a value that is not valid
      */
     public static ClientTls of(Map<String, String> options) {
+        return of(options, name -> "URL option " + name);
+    }
+
+    /**
+     * TLS settings from options, named in messages as {@code optionName} names them (a channel's:
+     * {@code tls.trustStore of channel QM1.TO.QM2}).
+     *
+     * @throws IllegalArgumentException naming an unknown option or a value that is not valid
+     */
+    public static ClientTls of(Map<String, String> options, UnaryOperator<String> optionName) {
         Map<String, String> copy = new TreeMap<>(options);
         for (String name : copy.keySet()) {
             if (!OPTIONS.contains(name)) {
@@ -81,7 +97,8 @@ public final class ClientTls {
         if (protocols.length == 0) {
             throw new IllegalArgumentException("option protocols is empty; give TLSv1.3, TLSv1.2 or both");
         }
-        return new ClientTls(Map.copyOf(copy), Boolean.parseBoolean(verify), protocols, list(copy.get("cipherSuites"), List.of()));
+        return new ClientTls(Map.copyOf(copy), optionName, Boolean.parseBoolean(verify), protocols,
+                list(copy.get("cipherSuites"), List.of()));
     }
 
     private static String[] list(String value, List<String> otherwise) {
@@ -135,6 +152,11 @@ public final class ClientTls {
         return options.get("keyStore");
     }
 
+    /** Option {@code name} as messages name it: {@code URL option trustStore}, {@code tls.trustStore of channel X}. */
+    String option(String name) {
+        return optionName.apply(name);
+    }
+
     /**
      * Wraps a connected socket in TLS and completes the handshake within {@code timeoutMillis}.
      *
@@ -143,8 +165,29 @@ public final class ClientTls {
      * @throws IOException           when the connection fails otherwise
      */
     SSLSocket handshake(Socket socket, String host, int port, int timeoutMillis) throws ClientException, IOException {
-        SSLSocket ssl = (SSLSocket) socketFactory().createSocket(socket, host, port, true);
-        SSLParameters parameters = ssl.getSSLParameters();
+        SSLSocket ssl = (SSLSocket) context().getSocketFactory().createSocket(socket, host, port, true);
+        ssl.setSSLParameters(parameters(ssl.getSSLParameters()));
+        ssl.setSoTimeout(timeoutMillis);
+        ssl.startHandshake();
+        ssl.setSoTimeout(0);
+        return ssl;
+    }
+
+    /**
+     * A client engine for a connection to {@code host:port}, checking what {@link #handshake} checks: for a link on a
+     * {@link NetworkLoop}, whose pipeline runs the handshake.
+     *
+     * @throws ClientException when a key or trust store cannot be opened (naming the option and the file)
+     */
+    SSLEngine engine(String host, int port) throws ClientException {
+        SSLEngine engine = context().createSSLEngine(host, port);
+        engine.setUseClientMode(true);
+        engine.setSSLParameters(parameters(engine.getSSLParameters()));
+        return engine;
+    }
+
+    /** {@code parameters} with this client's protocols, cipher suites and host check. */
+    private SSLParameters parameters(SSLParameters parameters) {
         parameters.setProtocols(protocols);
         if (cipherSuites.length > 0) {
             parameters.setCipherSuites(cipherSuites);
@@ -152,23 +195,19 @@ public final class ClientTls {
         if (verifyHost) {
             parameters.setEndpointIdentificationAlgorithm("HTTPS");
         }
-        ssl.setSSLParameters(parameters);
-        ssl.setSoTimeout(timeoutMillis);
-        ssl.startHandshake();
-        ssl.setSoTimeout(0);
-        return ssl;
-    }
-
-    private SSLSocketFactory socketFactory() throws ClientException {
-        SSLSocketFactory factory = socketFactory;
-        if (factory == null) {
-            factory = context().getSocketFactory();
-            socketFactory = factory;
-        }
-        return factory;
+        return parameters;
     }
 
     private SSLContext context() throws ClientException {
+        SSLContext made = context;
+        if (made == null) {
+            made = newContext();
+            context = made;
+        }
+        return made;
+    }
+
+    private SSLContext newContext() throws ClientException {
         try {
             KeyManager[] keys = null;
             if (keyStore() != null) {
@@ -189,12 +228,13 @@ public final class ClientTls {
         } catch (IllegalArgumentException e) {
             throw new ClientException(e.getMessage(), null);
         } catch (GeneralSecurityException e) {
-            throw new ClientException("Cannot set up TLS from the options keyStore/trustStore: " + e.getMessage(), e);
+            throw new ClientException("Cannot set up TLS from the " + option("keyStore") + " and " + option("trustStore")
+                    + ": " + e.getMessage(), e);
         }
     }
 
     private KeyStore load(String option, String passwordOption, String typeOption) {
-        return KeyStoreFiles.load("the Wharf URL option " + option, Path.of(options.get(option)), options.get(typeOption),
+        return KeyStoreFiles.load("the " + option(option), Path.of(options.get(option)), options.get(typeOption),
                 passwordOption, options.get(passwordOption));
     }
 

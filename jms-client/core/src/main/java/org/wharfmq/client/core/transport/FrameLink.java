@@ -11,9 +11,10 @@ import org.wharfmq.protocol.frame.Frame;
  * the order they were written. SEND frames pass ownership of their message buffer to the link, which releases it
  * once written.
  *
- * <p>Two implementations: {@link SocketLink} for {@code tcp://} (a blocking socket that the writing thread writes
- * itself, and a reader thread of its own) and {@link ChannelLink} for {@code vm://} (a Netty local channel) and for
- * {@code tcp://} on a {@link NetworkLoop} (a Netty socket channel, whose writes never block).
+ * <p>Two implementations: {@link SocketLink} for {@code tcp://} and {@code ssl://} (a blocking socket that the writing
+ * thread writes itself, and a reader thread of its own) and {@link ChannelLink} for {@code vm://} (a Netty local
+ * channel) and for {@code tcp://} and {@code ssl://} on a {@link NetworkLoop} (a Netty socket channel, whose writes
+ * never block).
  */
 public interface FrameLink {
 
@@ -119,17 +120,8 @@ public interface FrameLink {
     boolean isOpen();
 
     /**
-     * Whether {@link #write} never blocks the writing thread (a link on a {@link NetworkLoop}): what the socket cannot
-     * take yet waits in the link, so an event loop may write it. False for a blocking socket, whose writer waits while
-     * the socket is full.
-     */
-    default boolean writesWithoutBlocking() {
-        return false;
-    }
-
-    /**
      * Whether the link takes more without holding more than its limit in waiting: false while the bytes written and
-     * not yet taken by the socket are over it (a link that {@link #writesWithoutBlocking}; a blocking one is always
+     * not yet taken by the socket are over it (a link on a {@link NetworkLoop}, whose writes never block; a blocking one is always
      * writable, its writer waits instead). A writer that may not wait holds back what it would write next until true.
      */
     default boolean isWritable() {

@@ -13,8 +13,8 @@ import java.util.Locale;
  */
 final class TlsFailures {
 
-    private static final String CLIENT_CERTIFICATE_FIX = "set the URL option keyStore to a certificate issued by a CA in "
-            + "the server's tls.trustStore or tls.trustCertificates";
+    private static final String CLIENT_CERTIFICATE_FIX = " to a certificate issued by a CA in the server's "
+            + "tls.trustStore or tls.trustCertificates";
 
     private TlsFailures() {
     }
@@ -31,7 +31,8 @@ final class TlsFailures {
         if (!(failure instanceof SSLException)) {
             return "the server closed the TLS connection before answering HELLO (" + failure + "). A server whose "
                     + "tls.clientAuth is required does so when " + (tls.keyStore() == null ? "the client has no certificate"
-                    : "it does not trust this client's certificate (keyStore " + tls.keyStore() + ")") + ": " + CLIENT_CERTIFICATE_FIX
+                    : "it does not trust this client's certificate (keyStore " + tls.keyStore() + ")") + ": "
+                    + clientCertificateFix(tls)
                     + "; else see the server's log";
         }
         String all = chain(failure);
@@ -52,26 +53,33 @@ final class TlsFailures {
                 || all.contains("signature check failed") || all.contains("path does not chain")) {
             return "the server's TLS certificate is not trusted: it does not chain to a CA in "
                     + (tls.trustStore() == null ? "the JDK's default trust store" : "trustStore " + tls.trustStore())
-                    + "; add the CA that issued the server's certificate to the trust store (URL option trustStore)";
+                    + "; add the CA that issued the server's certificate to the trust store (" + tls.option("trustStore")
+                    + ")";
         }
         if (all.contains("certificate_required") || all.contains("bad_certificate") || all.contains("unknown_ca")
                 || all.contains("certificate_unknown")) {
             return (tls.keyStore() == null ? "the server requires a client certificate and this client has none"
                     : "the server did not accept this client's certificate (keyStore " + tls.keyStore() + ")")
-                    + " (" + deepest(failure) + "); " + CLIENT_CERTIFICATE_FIX;
+                    + " (" + deepest(failure) + "); " + clientCertificateFix(tls);
         }
         if (all.contains("protocol_version") || all.contains("no appropriate protocol") || all.contains("handshake_failure")
                 || all.contains("insufficient_security") || all.contains("no cipher suites in common")) {
             return "the client and the server have no TLS protocol version or cipher suite in common (" + deepest(failure)
-                    + "); this client offers " + tls.protocols() + " (URL options protocols and cipherSuites), compare "
+                    + "); this client offers " + tls.protocols() + " (" + tls.option("protocols") + ", "
+                    + tls.option("cipherSuites") + "), compare "
                     + "with the server's tls.protocols and tls.cipherSuites";
         }
         if (all.contains("unrecognized ssl message") || all.contains("plaintext connection")
+                || all.contains("not an ssl/tls record") // Netty's SslHandler
                 || all.contains("remote host terminated the handshake") || all.contains("unexpected end of file")) {
             return "the server did not answer in TLS (" + deepest(failure) + "): this is probably its plain port; connect "
                     + "with tcp:// to it, or with ssl:// to the server's TLS port (its setting tls.port, 7415 by default)";
         }
         return "the TLS handshake failed: " + deepest(failure);
+    }
+
+    private static String clientCertificateFix(ClientTls tls) {
+        return "set the " + tls.option("keyStore") + CLIENT_CERTIFICATE_FIX;
     }
 
     private static boolean has(Throwable t, Class<? extends Throwable> type) {

@@ -8,7 +8,9 @@ import io.netty.channel.ChannelOption;
 import io.netty.channel.WriteBufferWaterMark;
 import io.netty.channel.local.LocalAddress;
 import io.netty.channel.local.LocalChannel;
+import io.netty.handler.ssl.SslHandler;
 import io.netty.handler.timeout.IdleStateHandler;
+import io.netty.util.concurrent.Future;
 import org.wharfmq.protocol.frame.FrameDecoder;
 import org.wharfmq.protocol.frame.FrameEncoder;
 
@@ -21,10 +23,12 @@ import java.net.SocketTimeoutException;
 import java.net.UnknownHostException;
 
 /**
- * Opens the link to a Wharf server. {@code tcp://} gets a {@link SocketLink}; {@code vm://} gets a
- * {@link ChannelLink} over a Netty local channel whose pipeline is {@link FrameDecoder}, {@link FrameEncoder}, an
- * {@link IdleStateHandler} (named {@value #IDLE_HANDLER}; idle until the handshake has agreed a heartbeat
- * interval, then replaced by a {@link org.wharfmq.protocol.frame.HeartbeatIdleHandler}) and the link's inbound handler.
+ * Opens the link to a Wharf server. {@code tcp://} and {@code ssl://} get a {@link SocketLink}, or on a
+ * {@link NetworkLoop} a {@link ChannelLink} over a Netty socket channel; {@code vm://} gets a {@link ChannelLink} over
+ * a Netty local channel. A {@link ChannelLink}'s pipeline is an {@link SslHandler} for {@code ssl://},
+ * {@link FrameDecoder}, {@link FrameEncoder}, an {@link IdleStateHandler} (named {@value #IDLE_HANDLER}; idle until
+ * the handshake has agreed a heartbeat interval, then replaced by a
+ * {@link org.wharfmq.protocol.frame.HeartbeatIdleHandler}) and the link's inbound handler.
  */
 public final class Transport {
     /** Name of the idle-state handler in an in-VM pipeline, for replacing it once the heartbeat is agreed. */
@@ -54,14 +58,15 @@ public final class Transport {
     }
 
     /**
-     * Connects as {@link #connect(BrokerAddress, ClientTls, FrameListener, int)}, a {@code tcp://} address on
-     * {@code loop} when one is given: a link whose writes never block ({@link NetworkLoop}). TLS and in-VM addresses
-     * ignore {@code loop}.
+     * Connects as {@link #connect(BrokerAddress, ClientTls, FrameListener, int)}, a {@code tcp://} or {@code ssl://}
+     * address on {@code loop} when one is given: a link whose writes never block ({@link NetworkLoop}), its TLS
+     * handshake done before it is returned. In-VM addresses ignore {@code loop}.
      */
     public static FrameLink connect(BrokerAddress address, ClientTls tls, FrameListener listener, int connectTimeoutMillis,
                                     NetworkLoop loop) throws ClientException {
-        if (loop != null && !address.isInVm() && !address.isTls()) {
+        if (loop != null && !address.isInVm()) {
             ChannelLink link = new ChannelLink(listener);
+            SslHandler ssl = address.isTls() ? sslHandler(address, tls, connectTimeoutMillis) : null;
             Bootstrap bootstrap = new Bootstrap()
                     .group(loop.group())
                     .channel(loop.channelClass())
@@ -70,8 +75,12 @@ public final class Transport {
                     .option(ChannelOption.SO_KEEPALIVE, true)
                     .option(ChannelOption.WRITE_BUFFER_WATER_MARK, new WriteBufferWaterMark(
                             ClientConfiguration.LOOP_LINK_WATER_MARK_BYTES / 2, ClientConfiguration.LOOP_LINK_WATER_MARK_BYTES))
-                    .handler(pipeline(link));
-            return connected(link, bootstrap.connect(address.host(), address.port()), address, connectTimeoutMillis);
+                    .handler(pipeline(ssl, link));
+            connected(link, bootstrap.connect(address.host(), address.port()), address, connectTimeoutMillis);
+            if (ssl != null) {
+                handshaken(link, ssl, address, tls, connectTimeoutMillis);
+            }
+            return link;
         }
         if (!address.isInVm()) {
             try {
@@ -87,16 +96,22 @@ public final class Transport {
         Bootstrap bootstrap = new Bootstrap()
                 .group(EventLoops.inVm())
                 .channel(LocalChannel.class)
-                .handler(pipeline(link));
+                .handler(pipeline(null, link));
         // a local connect completes or fails at once; the wait is only for the event loop to run it
         return connected(link, bootstrap.connect(new LocalAddress(address.host())), address, connectTimeoutMillis);
     }
 
-    /** The pipeline of a link over a Netty channel: frames in and out, the idle-state handler, then {@code link}. */
-    private static ChannelInitializer<Channel> pipeline(ChannelLink link) {
+    /**
+     * The pipeline of a link over a Netty channel: TLS when {@code ssl} is not null, frames in and out, the idle-state
+     * handler, then {@code link}.
+     */
+    private static ChannelInitializer<Channel> pipeline(SslHandler ssl, ChannelLink link) {
         return new ChannelInitializer<>() {
             @Override
             protected void initChannel(Channel ch) {
+                if (ssl != null) {
+                    ch.pipeline().addLast("tls", ssl);
+                }
                 ch.pipeline().addLast("decoder", new FrameDecoder(MAX_INBOUND_FRAME));
                 ch.pipeline().addLast("encoder", FrameEncoder.INSTANCE);
                 ch.pipeline().addLast(IDLE_HANDLER, new IdleStateHandler(0, 0, 0));
@@ -118,6 +133,34 @@ public final class Transport {
         }
         link.connected(future.channel());
         return link;
+    }
+
+    /**
+     * The TLS handler of an {@code ssl://} link on a loop: the engine of {@code tls} (its trust, protocols, cipher
+     * suites and host check, as a blocking link's), its handshake ended after {@code connectTimeoutMillis}.
+     */
+    private static SslHandler sslHandler(BrokerAddress address, ClientTls tls, int connectTimeoutMillis)
+            throws ClientException {
+        SslHandler ssl = new SslHandler(tls.engine(address.host(), address.port()));
+        ssl.setHandshakeTimeoutMillis(connectTimeoutMillis);
+        return ssl;
+    }
+
+    /** Waits for {@code ssl}'s handshake; when it fails, closes {@code link} and says why and what fixes it. */
+    private static void handshaken(ChannelLink link, SslHandler ssl, BrokerAddress address, ClientTls tls,
+                                   int connectTimeoutMillis) throws ClientException {
+        // the handler ends its handshake by its own timeout; the wait's margin lets it say so itself
+        Future<Channel> handshake = ssl.handshakeFuture();
+        boolean ended = handshake.awaitUninterruptibly(connectTimeoutMillis + 1_000L);
+        if (ended && handshake.isSuccess()) {
+            return;
+        }
+        link.close(connectTimeoutMillis);
+        if (!ended) {
+            throw failure(address, "no TLS handshake within " + connectTimeoutMillis + " ms (connectTimeout)", null);
+        }
+        Throwable cause = handshake.cause();
+        throw tlsFailure(address, tls, cause instanceof IOException io ? io : new SSLException(cause));
     }
 
     /**
