@@ -41,11 +41,10 @@ import java.util.function.Predicate;
  * <p><b>Threading.</b> The session is owned by its connection's event loop; its connection carries no frame (a local
  * channel with no peer, there for its loop and allocator). The methods here are called by one thread of the caller's
  * own (the taker, which alone waits in {@link #next}), never that loop: each hops to the loop, and a request
- * ({@link #consume}, {@link #commit}, {@link #rollback}, {@link #close}) waits for its answer (the journal's, for a
- * commit); credit, acknowledgements, {@link #prepare} and {@link #commitUnsynced} do not wait, and the loop runs them
- * in the order they were made, before any later request. A {@link #takeAsDelivered} taker runs on the delivering
- * threads instead, and may {@link #poll} and acknowledge there, one thread at a time (the caller's own lock sees to
- * that).
+ * ({@link #consume}, {@link #prepare}, {@link #commit}, {@link #rollback}, {@link #close}) waits for its answer (the
+ * journal's, for a prepare or a commit); credit and acknowledgements do not wait, and the loop runs them in the order
+ * they were made, before any later request. A {@link #takeAsDelivered} taker runs on the delivering threads instead,
+ * and may {@link #poll} and acknowledge there, one thread at a time (the caller's own lock sees to that).
  */
 public final class InProcessTakes implements AutoCloseable {
 
@@ -219,40 +218,23 @@ public final class InProcessTakes implements AutoCloseable {
     /**
      * Puts the messages handed over up to delivery {@code lastDeliveryId} (and not acknowledged) in a new XA branch
      * {@code xid} and prepares it: their removal is journaled, and in doubt until {@link #commit} or
-     * {@link #rollback}, whatever happens meanwhile (a restart keeps the branch: {@link #inDoubt}). Does not wait:
-     * runs on the loop before any later request.
+     * {@link #rollback}, whatever happens meanwhile (a restart keeps the branch: {@link #inDoubt}). Returns once the
+     * prepare is durable.
      *
-     * @return completed once the prepare is durable, on the thread that makes it so (the journal's), or exceptionally
-     * with why it was not prepared (nothing of it is then)
+     * @throws WharfException why it was not prepared (nothing of it is then)
      */
-    public CompletableFuture<Void> prepare(WireXid xid, long lastDeliveryId) {
-        return request(answers.nextId(), prepareRequest(xid, lastDeliveryId));
-    }
-
-    private IntConsumer prepareRequest(WireXid xid, long lastDeliveryId) {
+    public void prepare(WireXid xid, long lastDeliveryId, long timeoutMillis) throws InterruptedException {
         List<Frame.Consumed> consumed = List.of(new Frame.Consumed(CONSUMER, lastDeliveryId));
-        return id -> {
+        call("Preparing " + xid, id -> {
             session.xaStart(0, xid, Frame.XA_NOFLAGS, 0);
             session.xaEnd(0, xid, Frame.XA_SUCCESS, consumed);
             xaBranches.prepare(id, xid, access, answers);
-        };
+        }, timeoutMillis);
     }
 
     /** Commits prepared branch {@code xid}: its messages leave the queue for good. Returns once that is durable. */
     public void commit(WireXid xid, long timeoutMillis) throws InterruptedException {
         call("Committing " + xid, id -> xaBranches.commit(id, xid, false, access, loop, answers), timeoutMillis);
-    }
-
-    /**
-     * Commits prepared branch {@code xid} without waiting, and without a journal sync of its own
-     * ({@link XaBranches#commitUnsynced}): the answer completes once its messages have left the queue and the commit
-     * is written, durable with the queue manager's next sync; a crash before that leaves the branch prepared, in
-     * doubt ({@link #inDoubt}), for the caller to resolve again. Runs on the loop before any later request.
-     *
-     * @return completed once committed, or exceptionally with why not (the branch is then still prepared)
-     */
-    public CompletableFuture<Void> commitUnsynced(WireXid xid) {
-        return request(answers.nextId(), id -> xaBranches.commitUnsynced(id, xid, access, loop, answers));
     }
 
     /** Rolls branch {@code xid} back: its messages go back to the queue, in their order. */
@@ -288,8 +270,10 @@ public final class InProcessTakes implements AutoCloseable {
         }
     }
 
-    /** Runs {@code request} with request id {@code id} on the loop; its answer completes the result. */
-    private CompletableFuture<Void> request(int id, IntConsumer request) {
+    /** Runs {@code request} with a fresh request id on the loop and waits for its answer. */
+    private void call(String what, IntConsumer request, long timeoutMillis) throws InterruptedException {
+        assert !loop.inEventLoop() : what + " on the in-process session's own loop would wait for itself";
+        int id = answers.nextId();
         CompletableFuture<Void> answer = answers.expect(id);
         loop.execute(() -> {
             try {
@@ -299,14 +283,6 @@ public final class InProcessTakes implements AutoCloseable {
                         : new WharfException(ErrorCode.INTERNAL_ERROR, String.valueOf(e)));
             }
         });
-        return answer;
-    }
-
-    /** Runs {@code request} with a fresh request id on the loop and waits for its answer. */
-    private void call(String what, IntConsumer request, long timeoutMillis) throws InterruptedException {
-        assert !loop.inEventLoop() : what + " on the in-process session's own loop would wait for itself";
-        int id = answers.nextId();
-        CompletableFuture<Void> answer = request(id, request);
         try {
             answer.get(timeoutMillis, TimeUnit.MILLISECONDS);
         } catch (TimeoutException e) {

@@ -148,16 +148,6 @@ final class Transaction {
      * commits at once.
      */
     void commit(List<QueuedMessage> consumed, boolean prepared, EventLoop eventLoop, StoreCompletion then) {
-        commit(consumed, prepared, true, eventLoop, then);
-    }
-
-    /**
-     * {@link #commit(List, boolean, EventLoop, StoreCompletion)}; with {@code synced} false (a prepared transaction
-     * only), its commit marker asks for no sync of its own: {@code then} runs once it is written, and a crash before
-     * the next sync leaves the transaction prepared, in doubt ({@link Persistence#commitUnsynced}).
-     */
-    void commit(List<QueuedMessage> consumed, boolean prepared, boolean synced, EventLoop eventLoop,
-                StoreCompletion then) {
         if (!inStore && !persistence.storesAny(consumed)) {
             onEventLoop(eventLoop, () -> committed(consumed, eventLoop, then));
             return;
@@ -168,18 +158,13 @@ final class Transaction {
             }
         }
         // one task either way, each capturing no more than the one it replaces: the commit path allocates as before
-        StoreCompletion done = failure -> {
+        persistence.commit(id, failure -> {
             if (failure == null) {
                 onEventLoop(eventLoop, () -> committed(consumed, eventLoop, then));
             } else {
                 onEventLoop(eventLoop, () -> notCommitted(failure, prepared, then));
             }
-        };
-        if (synced || !prepared) {
-            persistence.commit(id, done);
-        } else {
-            persistence.commitUnsynced(id, done);
-        }
+        });
     }
 
     /**

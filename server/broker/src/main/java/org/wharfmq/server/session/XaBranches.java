@@ -308,23 +308,6 @@ public final class XaBranches {
      */
     public void commit(int requestId, WireXid xid, boolean onePhase, ConnectionAccess who, EventLoop eventLoop,
                        Replies replies) {
-        commit(requestId, xid, onePhase, true, who, eventLoop, replies);
-    }
-
-    /**
-     * XA_COMMIT of a prepared branch whose commit record asks for no sync of its own: answered OK once it is written,
-     * durable with the next sync; a crash before that finds the branch prepared again, in doubt. For the queue
-     * manager's own branches whose owner resolves them after a crash by asking their partner (a sender channel's
-     * removal of a batch its receiver has committed), never for a transaction manager's, which forgets a branch once
-     * its commit is answered.
-     */
-    public void commitUnsynced(int requestId, WireXid xid, ConnectionAccess who, EventLoop eventLoop,
-                               Replies replies) {
-        commit(requestId, xid, false, false, who, eventLoop, replies);
-    }
-
-    private void commit(int requestId, WireXid xid, boolean onePhase, boolean synced, ConnectionAccess who,
-                        EventLoop eventLoop, Replies replies) {
         XaBranch branch;
         WharfException rolledBack = null;
         synchronized (this) {
@@ -361,7 +344,7 @@ public final class XaBranches {
         }
         XaBranch committing = branch;
         List<QueuedMessage> consumed = branch.consumed;
-        branch.work.commit(consumed, !onePhase, synced, eventLoop, failure -> { // settles consumed first once durable
+        branch.work.commit(consumed, !onePhase, eventLoop, failure -> { // settles consumed first once durable
             if (failure == null) {
                 if (!onePhase) {
                     synchronized (this) {

@@ -23,26 +23,18 @@ final class JournalEntry {
     final StoreCompletion completion;
     /** The definition a SUBSCRIPTION entry records; null for other entries. */
     final SubscriptionRecord subscription;
-    /**
-     * Whether the waiter is told once the record is written, without a sync of its own: a commit whose loss in a crash
-     * leaves its transaction prepared, in doubt, which its owner resolves (a sender channel's removal of a batch the
-     * receiver has confirmed). It is durable with the next sync.
-     */
-    final boolean unsynced;
     Throwable failure;
     /** Set by the writer once the record is appended: its waiter must wait for the next sync. */
     boolean needsSync;
 
     private JournalEntry(byte type, long tx, String queue, long sequence, int deliveryCount, ByteBuf content,
                          String[] queues, long[] sequences, StoreCompletion completion) {
-        this(type, tx, queue, sequence, deliveryCount, content, queues, sequences, completion, null, false);
+        this(type, tx, queue, sequence, deliveryCount, content, queues, sequences, completion, null);
     }
 
     private JournalEntry(byte type, long tx, String queue, long sequence, int deliveryCount, ByteBuf content,
-                         String[] queues, long[] sequences, StoreCompletion completion, SubscriptionRecord subscription,
-                         boolean unsynced) {
+                         String[] queues, long[] sequences, StoreCompletion completion, SubscriptionRecord subscription) {
         this.subscription = subscription;
-        this.unsynced = unsynced;
         this.type = type;
         this.tx = tx;
         this.queue = queue;
@@ -78,11 +70,6 @@ final class JournalEntry {
         return new JournalEntry(type, tx, null, 0, 0, null, null, null, completion);
     }
 
-    /** The commit marker of a prepared transaction, its waiter told once it is written ({@link #unsynced}). */
-    static JournalEntry unsyncedCommit(long tx, StoreCompletion completion) {
-        return new JournalEntry(JournalRecord.COMMIT, tx, null, 0, 0, null, null, null, completion, null, true);
-    }
-
     /** The prepare marker of an XA branch; {@code branch} travels as the entry's content. */
     static JournalEntry prepare(long tx, byte[] branch, StoreCompletion completion) {
         return new JournalEntry(JournalRecord.PREPARE, tx, null, 0, 0, io.netty.buffer.Unpooled.wrappedBuffer(branch),
@@ -104,7 +91,7 @@ final class JournalEntry {
 
     static JournalEntry subscription(SubscriptionRecord subscription) {
         return new JournalEntry(JournalRecord.SUBSCRIPTION, 0, subscription.queueName(), 0, 0, null, null, null,
-                StoreCompletion.NONE, subscription, false);
+                StoreCompletion.NONE, subscription);
     }
 
     static JournalEntry unsubscribed(String queue) {
@@ -117,7 +104,7 @@ final class JournalEntry {
 
     /** Whether somebody waits for this record to be durable (a sync is needed before completing it). */
     boolean awaited() {
-        return completion != StoreCompletion.NONE && !unsynced;
+        return completion != StoreCompletion.NONE;
     }
 
     /** Completes the waiter and gives up the message reference; called once, by the writer. */

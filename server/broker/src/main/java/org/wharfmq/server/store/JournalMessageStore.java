@@ -206,11 +206,6 @@ public final class JournalMessageStore implements MessageStore {
     }
 
     @Override
-    public void commitUnsynced(long transactionId, StoreCompletion completion) {
-        writer.submit(JournalEntry.unsyncedCommit(transactionBase + transactionId, completion));
-    }
-
-    @Override
     public void rollback(long transactionId, StoreCompletion completion) {
         writer.submit(JournalEntry.marker(JournalRecord.ROLLBACK, transactionBase + transactionId, completion));
     }

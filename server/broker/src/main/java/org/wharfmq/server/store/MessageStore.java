@@ -33,16 +33,6 @@ public interface MessageStore extends AutoCloseable {
     /** Writes the commit marker of a transaction, making its records effective. */
     void commit(long transactionId, StoreCompletion completion);
 
-    /**
-     * Writes the commit marker of a prepared transaction ({@link #prepare}), making its records effective, with no
-     * sync of its own: {@code completion} runs once the marker is written, and it is durable with the next record
-     * somebody waits for. For a transaction whose owner resolves it when a crash loses the marker (it is prepared,
-     * in doubt, again after the restart): a sender channel's removal of a batch its receiver has committed.
-     */
-    default void commitUnsynced(long transactionId, StoreCompletion completion) {
-        commit(transactionId, completion);
-    }
-
     /** Writes the rollback marker of a transaction, discarding its records. */
     void rollback(long transactionId, StoreCompletion completion);
 

@@ -151,14 +151,6 @@ public final class Persistence {
     }
 
     /**
-     * Writes the commit marker of a prepared transaction with no sync of its own ({@link MessageStore#commitUnsynced}):
-     * {@code completion} runs once it is written; a crash before the next sync leaves the transaction in doubt.
-     */
-    public void commitUnsynced(long transactionId, StoreCompletion completion) {
-        store.commitUnsynced(transactionId, completion);
-    }
-
-    /**
      * Writes the rollback marker of a transaction, discarding its records; {@code completion} runs once that is
      * durable when the transaction was prepared, at once otherwise (no marker means rolled back).
      */

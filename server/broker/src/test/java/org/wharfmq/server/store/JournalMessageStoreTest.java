@@ -128,29 +128,6 @@ class JournalMessageStoreTest {
     }
 
     @Test
-    void anUnsyncedCommitOfAPreparedTransactionIsAnsweredWithoutASyncAndTakesEffect() throws Exception {
-        ServerConfig config = StoreHarness.config(data);
-        try (JournalMessageStore store = StoreHarness.open(config, new Recovered())) {
-            StoreHarness.put(store, Message.of("XMIT", 1, "taken by a branch"));
-            StoreHarness.put(store, Message.of("XMIT", 2, "left on the queue"));
-            store.removeInTransaction(1, Message.of("XMIT", 1, ""));
-            StoreHarness.Done prepare = new StoreHarness.Done();
-            store.prepare(1, "branch 1".getBytes(java.nio.charset.StandardCharsets.UTF_8), prepare);
-            assertNull(prepare.await());
-            long syncsBefore = store.syncs();
-            StoreHarness.Done commit = new StoreHarness.Done();
-            store.commitUnsynced(1, commit);
-            assertNull(commit.await());
-            assertEquals(syncsBefore, store.syncs(), "the commit asked for no sync of its own");
-        } // an orderly stop syncs it with the closing record
-        Recovered recovered = new Recovered();
-        try (JournalMessageStore ignored = StoreHarness.open(config, recovered)) {
-            assertEquals(List.of("XMIT#2=left on the queue"), recovered.messages);
-            assertEquals(List.of(), recovered.prepared, "committed: no longer in doubt");
-        }
-    }
-
-    @Test
     void deliveredButUnacknowledgedMessagesComeBackWithTheirDeliveryCount() throws Exception {
         ServerConfig config = StoreHarness.config(data);
         try (JournalMessageStore store = StoreHarness.open(config, new Recovered())) {

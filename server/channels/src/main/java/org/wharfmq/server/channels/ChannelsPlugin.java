@@ -56,8 +56,7 @@ public final class ChannelsPlugin implements ServerPlugin {
 
     /**
      * Test hooks, run on sender {@code name}'s thread: {@code afterPrepare} once a batch's removal from the
-     * transmission queue is asked to be prepared (it is, whatever the hook does), before the batch ends on the partner
-     * (which waits for the hook); {@code afterConfirm} after the partner has
+     * transmission queue is prepared, before the batch ends on the partner; {@code afterConfirm} after the partner has
      * committed the batch, before the removal commits. One that throws leaves the batch in doubt, as a crash of the
      * sending queue manager at that moment does.
      */

@@ -9,7 +9,6 @@ import org.wharfmq.protocol.frame.Frame;
 import org.wharfmq.protocol.frame.WireXid;
 import org.wharfmq.protocol.message.MessageReader;
 import org.wharfmq.server.ServerPlugin.Host;
-import org.wharfmq.server.WharfException;
 import org.wharfmq.server.session.InProcessTakes;
 import org.wharfmq.server.session.InProcessTakes.Taken;
 import org.wharfmq.server.transport.NativeTransport;
@@ -20,14 +19,10 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Deque;
 import java.util.List;
-import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.LongAdder;
 import java.util.concurrent.locks.LockSupport;
 import java.util.concurrent.locks.ReentrantLock;
-import java.util.function.IntFunction;
 
 /**
  * A sender channel: moves the messages of its transmission queue, in order, to the receiver of the same name on the
@@ -41,12 +36,10 @@ import java.util.function.IntFunction;
  * up to {@code batchIntervalMillis}) go to the partner as CHANNEL_MESSAGE frames, their stored bytes as they are, written
  * by the channel's thread (a batch's prepare waits for the journal, which no event loop may); their removal from the transmission queue is an XA branch
  * ({@link #xid}: the channel's name and the batch's id), prepared (journaled) before CHANNEL_END_BATCH makes the
- * receiver commit the batch with the channel's sequence number and the batch's id, and committed once it answers OK,
- * without a journal sync of its own and without waiting ({@link #confirm}): the prepare and the receiver's commit are
- * the batch's two forced writes. A failure before the prepare rolls the removal back; one after it (a crash that lost
- * the removal's commit too) leaves the batch in doubt, resolved when the channel starts again ({@link #resolve}): the
- * removal is committed when the receiver has committed that batch (its last batch id is at least the branch's), rolled
- * back otherwise (the batch is sent again). Never lost, never twice.
+ * receiver commit the batch with the channel's sequence number and the batch's id, and committed once it answers OK.
+ * A failure before the prepare rolls the removal back; one after it leaves the batch in doubt, resolved when the
+ * channel starts again ({@link #resolve}): the removal is committed when the receiver has committed that batch (its
+ * last batch id is at least the branch's), rolled back otherwise (the batch is sent again). Never lost, never twice.
  * With {@code pipelineLength} 2 the next batch is sent and prepared before the last one is confirmed; the receiver
  * commits batches in order, so the same rule resolves both branches when a failure leaves two in doubt.
  *
@@ -107,17 +100,10 @@ final class SenderChannel implements Runnable {
     private volatile String stoppedBecause;
     /** Test hook: runs after the partner confirmed a batch, before its removal from the transmission queue commits. */
     private volatile Runnable afterConfirm = () -> { };
-    /**
-     * Test hook: runs once a batch's removal is asked to be prepared; the batch ends on the partner once the prepare
-     * is durable and the hook has returned (never when it throws).
-     */
+    /** Test hook: runs once a batch's removal is prepared, before the batch ends on the partner. */
     private volatile Runnable afterPrepare = () -> { };
     /** The transmission queue, taken inside the queue manager; null while the channel is not running. */
     private InProcessTakes local;
-    /** The prepare of the last batch's removal from the transmission queue, asked without waiting; null: none. */
-    private CompletableFuture<Void> lastPrepare;
-    /** The commit of the last confirmed batch's removal from the transmission queue, not waited for; null: none. */
-    private CompletableFuture<Void> lastRemoval;
     private CoreLink partner;
     private long sequence;
     private long batchId;
@@ -253,12 +239,9 @@ final class SenderChannel implements Runnable {
         return definition.batchSize() * definition.pipelineLength();
     }
 
-    /**
-     * A batch on its way: its removal being prepared, then ended on the partner ({@code ended}: once its
-     * CHANNEL_END_BATCH is written), then confirmed ({@code confirmed}: the partner's answer, null for OK).
-     */
+    /** A batch on its way: prepared, ended on the partner, its confirmation awaited. */
     private record Outstanding(WireXid xid, int size, long bytes, long sequence, long batchId,
-                               CompletableFuture<?> ended, CompletableFuture<Frame.Error> confirmed) {
+                               PendingRequests.Request answer) {
     }
 
     /**
@@ -289,9 +272,6 @@ final class SenderChannel implements Runnable {
             }
             if (next != null && outstanding.size() < definition.pipelineLength()) {
                 settleOutsideBatch(); // before the batch's branch, which takes every delivery up to its last
-                if (!outstanding.isEmpty()) {
-                    ended(outstanding.peekLast()); // the last batch's end goes before the next batch's messages
-                }
                 Outstanding onItsWay = send(gather(next));
                 if (onItsWay != null) {
                     outstanding.addLast(onItsWay);
@@ -449,10 +429,8 @@ final class SenderChannel implements Runnable {
     }
 
     /**
-     * Sends a batch and prepares its removal from the transmission queue, without waiting: the batch ends on the
-     * partner (CHANNEL_END_BATCH) once the prepare is durable, written by the journal's thread that makes it so, so
-     * that this thread is woken for the partner's confirmation alone (every partner link is on an event loop, whose
-     * writes never block, {@code ssl://} included). Null for an empty batch.
+     * Sends a batch, prepares its removal from the transmission queue and ends it on the partner, without waiting
+     * for the partner's answer; null for an empty batch.
      */
     private Outstanding send(List<Taken> batch) throws Exception {
         if (batch.isEmpty()) {
@@ -474,99 +452,23 @@ final class SenderChannel implements Runnable {
         long nextSequence = sequence + batch.size();
         long nextBatch = batchId + 1;
         WireXid xid = xid(nextBatch);
-        CompletableFuture<Void> prepared = local.prepare(xid, lastDelivery); // in doubt until resolved, once durable
-        lastPrepare = prepared;
+        local.prepare(xid, lastDelivery, ChannelConfiguration.ANSWER_TIMEOUT_MILLIS); // in doubt until resolved
         afterPrepare.run();
-        CoreLink link = partner;
-        IntFunction<Frame> end = id -> new Frame.ChannelEndBatch(id, nextSequence, nextBatch);
-        CompletableFuture<PendingRequests.Request> ended = prepared.thenApply(durable -> link.send(end));
+        PendingRequests.Request answer = partner.send(id -> new Frame.ChannelEndBatch(id, nextSequence, nextBatch));
         sequence = nextSequence;
         batchId = nextBatch;
-        return new Outstanding(xid, batch.size(), bytes, nextSequence, nextBatch, ended,
-                ended.thenCompose(PendingRequests.Request::answer));
+        return new Outstanding(xid, batch.size(), bytes, nextSequence, nextBatch, answer);
     }
 
-    /** Waits until {@code batch}'s CHANNEL_END_BATCH is written (its prepare durable). */
-    private void ended(Outstanding batch) throws Exception {
-        answer(batch.ended(), "Preparing batch " + batch.batchId() + " of channel " + definition.name());
-    }
-
-    /**
-     * Waits for an answer asked for without waiting (this queue manager's, or the partner's); throws why it failed.
-     *
-     * @param what what was asked, for the refusal when no answer comes in time
-     */
-    private static <T> T answer(CompletableFuture<T> request, String what) throws Exception {
-        long timeout = ChannelConfiguration.ANSWER_TIMEOUT_MILLIS;
-        try {
-            return request.get(timeout, TimeUnit.MILLISECONDS);
-        } catch (ExecutionException e) {
-            throw e.getCause() instanceof Exception cause ? cause : e;
-        } catch (TimeoutException e) {
-            throw WharfException.illegalState(what + ": no answer within " + timeout + " ms.");
-        }
-    }
-
-    /**
-     * Waits for the partner's commit of {@code batch}, then commits its removal from the transmission queue without
-     * waiting and without a journal sync of its own ({@link InProcessTakes#commitUnsynced}): a crash that loses that
-     * commit leaves the batch in doubt, and {@link #resolve} removes it, the receiver having it. The counters take the
-     * batch once its messages have left the transmission queue.
-     */
+    /** Waits for the partner's commit of {@code batch}, then commits its removal from the transmission queue. */
     private void confirm(Outstanding batch) throws Exception {
-        Frame.Error refused = answer(batch.confirmed(), "Batch " + batch.batchId() + " of channel "
-                + definition.name() + ", ended on the partner at " + definition.connection());
-        if (refused != null) {
-            throw ClientException.of(refused);
-        }
+        long timeout = ChannelConfiguration.ANSWER_TIMEOUT_MILLIS;
+        partner.await(batch.answer(), timeout);
         reported = new Reported(batch.sequence(), batch.batchId());
         afterConfirm.run();
-        checkLastRemoval();
-        lastRemoval = local.commitUnsynced(batch.xid());
-        lastRemoval.thenRun(() -> sent.add(batch.size(), batch.bytes()));
+        local.commit(batch.xid(), timeout);
         local.credit(batch.size());
-    }
-
-    /**
-     * Throws why the last batch's removal was not committed, if it failed: the channel starts again, and
-     * {@link #resolve} commits it (still prepared, in doubt). Does not wait.
-     */
-    private void checkLastRemoval() throws Exception {
-        if (lastRemoval != null && lastRemoval.isCompletedExceptionally()) {
-            try {
-                lastRemoval.join();
-            } catch (java.util.concurrent.CompletionException e) {
-                throw e.getCause() instanceof Exception cause ? cause : e;
-            }
-        }
-    }
-
-    /**
-     * Waits (up to the answer timeout for each) until the last prepare and the last commit asked of the transmission
-     * queue's session have ended, done or not (they end in the order they were asked): before the batches in doubt
-     * are resolved, so that a prepare or a commit under way is not missed or taken for a batch in doubt, and before
-     * the in-process session closes. What failed stays as it was (a removal not committed stays prepared), for
-     * {@link #resolve}.
-     */
-    private void awaitLocalRequests() {
-        CompletableFuture<?>[] requests = {lastPrepare, lastRemoval};
-        lastPrepare = null;
-        lastRemoval = null;
-        for (CompletableFuture<?> request : requests) {
-            if (request == null) {
-                continue;
-            }
-            try {
-                request.get(ChannelConfiguration.ANSWER_TIMEOUT_MILLIS, TimeUnit.MILLISECONDS);
-            } catch (ExecutionException | TimeoutException e) {
-                LOG.log(System.Logger.Level.WARNING, "Channel " + definition.name() + ": a batch's removal from "
-                        + definition.transmissionQueue() + " was not prepared or committed (" + e + "); a prepared"
-                        + " one stays in doubt, resolved when the channel starts");
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt(); // the channel stops: the request ends with the queue manager's
-                return;
-            }
-        }
+        sent.add(batch.size(), batch.bytes());
     }
 
     /** The XA branch of this channel's batch {@code batch}: its removal from the transmission queue. */
@@ -593,7 +495,6 @@ final class SenderChannel implements Runnable {
      * again). Runs before anything else is sent on a new connection.
      */
     private void resolve(long receiverLastBatch) throws InterruptedException {
-        awaitLocalRequests();
         for (WireXid xid : inDoubt()) {
             long batch = Long.parseLong(new String(xid.branchQualifier(), StandardCharsets.UTF_8));
             boolean received = batch <= receiverLastBatch;
@@ -657,7 +558,6 @@ final class SenderChannel implements Runnable {
     private void closeLocal() {
         if (local != null) {
             settleOutsideBatch(); // before the close: what went outside the batches must not come back to go twice
-            awaitLocalRequests();
             local.close();
             local = null;
         }

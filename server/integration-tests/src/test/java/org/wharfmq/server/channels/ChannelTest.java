@@ -175,36 +175,6 @@ class ChannelTest {
     }
 
     @Test
-    void aPersistentBatchCostsTheSendingQueueManagerOneForcedJournalWriteItsPrepare() throws Exception {
-        startQm2(null, new AtomicReference<>());
-        startQm1(5);
-        Session onQm1 = connect(qm1.server().tcpUrl()).createSession(true, Session.SESSION_TRANSACTED);
-        MessageProducer producer = onQm1.createProducer(onQm1.createQueue("ORDERS"));
-        for (int i = 0; i < 12; i++) {
-            producer.send(onQm1.createTextMessage("order " + i));
-        }
-        long syncsBefore = qm1.server().management().journal().syncs();
-        onQm1.commit(); // one forced write; all twelve on the transmission queue at once
-
-        Session onQm2 = connect(qm2.server().tcpUrl()).createSession(false, Session.AUTO_ACKNOWLEDGE);
-        MessageConsumer orders = onQm2.createConsumer(onQm2.createQueue("ORDERS"));
-        for (int i = 0; i < 12; i++) {
-            assertEquals("order " + i, ((TextMessage) next(orders)).getText());
-        }
-        awaitSent(qm1Channels, 12); // a batch counts once its removal from the transmission queue has committed
-        long batches = qm1Channels.status().stream().filter(c -> c.type().equals("sender")).findFirst()
-                .orElseThrow().batches();
-        assertTrue(batches >= 3, "batches of at most 5: " + batches);
-        assertEquals(0, qm1.server().queueManager().queue("QM2").depth());
-        assertTrue(qm1.server().management().preparedBranches().isEmpty());
-        // the producer's commit, then each batch's prepare; the removals' commits ask for no sync of their own (a
-        // crash that loses one leaves its batch in doubt, and the receiver, which has it, says it is removed)
-        assertEquals(1 + batches, qm1.server().management().journal().syncs() - syncsBefore,
-                "QM1's forced writes for " + batches + " batches");
-        Receive.nothingMore(orders);
-    }
-
-    @Test
     void aBatchInDoubtThatTheReceiverNeverGotIsSentAgainFirst() throws Exception {
         startQm2(null, new AtomicReference<>());
         startQm1(5);
