@@ -20,8 +20,10 @@ import java.util.function.LongSupplier;
  *
  * <p>Frames keep their order: once any is held, later ones queue behind it, including those the decoder still
  * takes out of bytes already read. A peer that goes away while frames are held has still sent them: they are
- * processed, in their turns, before the close is passed on (its acknowledgements count: a client killed after
- * acknowledging must not get those messages again); only a connection the server closes for a failure drops them.
+ * processed at once, before the close is passed on (its acknowledgements count: a client killed after acknowledging
+ * must not get those messages again); at most one read's frames are held, as reading stopped when the first was.
+ * Not later, in turns: Netty removes the handlers in the same task that passes the close on. Only a connection the
+ * server closes for a failure drops them.
  * Owned by the connection's event loop; every method runs there.
  *
  * <p>(Not to be confused with the JMS client's read turn, which says which application thread reads a socket.)
@@ -33,8 +35,6 @@ final class ReadFairness extends ChannelInboundHandlerAdapter {
     private final ArrayDeque<Object> held = new ArrayDeque<>();
     /** Whether frames are being processed now, since {@link #turnStart} (by {@link #clock}). */
     private boolean inTurn;
-    /** Whether the connection closed while frames were held: passed on after the last of them. */
-    private boolean inactiveAfterHeld;
     private long turnStart;
     private ChannelHandlerContext ctx;
     private final Runnable resume = this::resume;
@@ -79,9 +79,11 @@ final class ReadFairness extends ChannelInboundHandlerAdapter {
 
     /** Processes held frames for one turn; schedules another if some are left, else reads again. */
     private void resume() {
+        if (held.isEmpty()) {
+            return; // taken up by the close, or released
+        }
         if (ProtocolFailures.isClosing(ctx)) {
             releaseHeld(); // closed for a failure: later frames are dropped unprocessed
-            passOnInactive();
             return;
         }
         inTurn = true;
@@ -97,28 +99,24 @@ final class ReadFairness extends ChannelInboundHandlerAdapter {
         }
         inTurn = false;
         ctx.fireChannelReadComplete();
-        if (inactiveAfterHeld) {
-            passOnInactive();
-        } else if (!ProtocolFailures.isClosing(ctx)) {
+        if (!ProtocolFailures.isClosing(ctx)) {
             ctx.channel().config().setAutoRead(true);
         }
     }
 
     @Override
     public void channelInactive(ChannelHandlerContext ctx) {
-        if (held.isEmpty() || ProtocolFailures.isClosing(ctx)) {
+        if (ProtocolFailures.isClosing(ctx)) {
             releaseHeld();
-            ctx.fireChannelInactive();
-        } else {
-            inactiveAfterHeld = true; // the resume already queued takes up the rest, then passes the close on
+        } else if (!held.isEmpty()) {
+            Object msg;
+            while ((msg = held.poll()) != null) {
+                ctx.fireChannelRead(msg);
+            }
+            inTurn = false;
+            ctx.fireChannelReadComplete();
         }
-    }
-
-    private void passOnInactive() {
-        if (inactiveAfterHeld) {
-            inactiveAfterHeld = false;
-            ctx.fireChannelInactive();
-        }
+        ctx.fireChannelInactive();
     }
 
     @Override
