@@ -1,10 +1,9 @@
 package org.wharfmq.client.core;
 
-import io.netty.buffer.ByteBufAllocator;
 import io.netty.channel.DefaultEventLoop;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
-import org.wharfmq.client.core.transport.FrameLink;
+import org.wharfmq.client.core.transport.TestLink;
 import org.wharfmq.protocol.ProtocolVersion;
 import org.wharfmq.protocol.auth.Mechanisms;
 import org.wharfmq.protocol.auth.ScramCredential;
@@ -77,7 +76,7 @@ class ClientHandshakeTest {
     }
 
     /** A link that records what is written, and by whom, for the partner to take. */
-    private static final class RecordingLink implements FrameLink {
+    private static final class RecordingLink extends TestLink {
         final BlockingQueue<Written> toPartner = new LinkedBlockingQueue<>();
         final BlockingQueue<Written> written = new LinkedBlockingQueue<>();
 
@@ -94,33 +93,6 @@ class ClientHandshakeTest {
             Written w = new Written(frame, Thread.currentThread().getName());
             written.add(w);
             toPartner.add(w);
-        }
-
-        @Override
-        public void writeSoon(Frame frame) {
-            write(frame);
-        }
-
-        @Override
-        public void flush() {
-        }
-
-        @Override
-        public ByteBufAllocator alloc() {
-            return ByteBufAllocator.DEFAULT;
-        }
-
-        @Override
-        public void startHeartbeat(int millis) {
-        }
-
-        @Override
-        public boolean isOpen() {
-            return true;
-        }
-
-        @Override
-        public void close(long waitMillis) {
         }
     }
 }

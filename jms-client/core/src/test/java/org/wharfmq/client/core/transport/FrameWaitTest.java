@@ -1,6 +1,5 @@
 package org.wharfmq.client.core.transport;
 
-import io.netty.buffer.ByteBufAllocator;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.wharfmq.protocol.frame.Frame;
@@ -144,7 +143,7 @@ class FrameWaitTest {
      * {@code readable} false another thread holds the turn for good, as the reader thread of a socket link does once a
      * listener is in use, and a vm:// link always.
      */
-    private static final class TurnLink implements FrameLink {
+    private static final class TurnLink extends TestLink {
         final BlockingQueue<Runnable> wire = new LinkedBlockingQueue<>();
         final List<String> readers = new CopyOnWriteArrayList<>();
         final CountDownLatch turnTaken = new CountDownLatch(1);
@@ -211,33 +210,6 @@ class FrameWaitTest {
         @Override
         public void write(Frame frame) {
             throw new UnsupportedOperationException();
-        }
-
-        @Override
-        public void writeSoon(Frame frame) {
-            throw new UnsupportedOperationException();
-        }
-
-        @Override
-        public void flush() {
-        }
-
-        @Override
-        public ByteBufAllocator alloc() {
-            throw new UnsupportedOperationException();
-        }
-
-        @Override
-        public void startHeartbeat(int millis) {
-        }
-
-        @Override
-        public boolean isOpen() {
-            return true;
-        }
-
-        @Override
-        public void close(long waitMillis) {
         }
     }
 }
