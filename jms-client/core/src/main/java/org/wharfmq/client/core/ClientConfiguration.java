@@ -93,6 +93,16 @@ public final class ClientConfiguration {
      */
     public static final int SOON_LIMIT_BYTES = 64 * 1024;
 
+    /**
+     * Event loop threads that every in-VM ({@code vm://}) connection of a JVM shares: {@value}. An in-VM connection's
+     * server end runs on its client's loop, so with one loop for them all a frame one in-VM client sends reaches
+     * another in-VM client's consumer on the thread that handled the send, and a loop kept busy by its clients sleeps
+     * less: with Netty's default of two loops per core, each delivery to another connection crossed to that one's loop
+     * and woke it (twice per request/reply round trip), which cost RR-1 half its CPU per round trip
+     * (docs/performance-log.md, session 27).
+     */
+    public static final int IN_VM_LOOPS = 1;
+
     /** Size of a fresh socket read buffer: {@value} bytes; a larger frame gets a buffer of its own size. */
     public static final int READ_BUFFER_BYTES = 64 * 1024;
 
