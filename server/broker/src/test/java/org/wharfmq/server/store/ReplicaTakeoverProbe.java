@@ -44,11 +44,14 @@ public final class ReplicaTakeoverProbe {
             Path data = root.resolve("replica" + round);
             ServerConfig config = StoreHarness.config(data).toBuilder().durability(Durability.OS).build();
             ReplicaJournal replica = ReplicaJournal.open(config);
+            java.lang.management.ThreadMXBean threads = java.lang.management.ManagementFactory.getThreadMXBean();
+            long applyCpuStart = threads.getCurrentThreadCpuTime();
             long applyStart = System.nanoTime();
             for (ByteBuffer batch : batches) {
                 replica.apply(batch.duplicate());
             }
             long applyNanos = System.nanoTime() - applyStart;
+            long applyCpuNanos = threads.getCurrentThreadCpuTime() - applyCpuStart;
             replica.close();
             Path copy = root.resolve("copy" + round);
             copyTree(data.resolve(Journal.DIRECTORY), copy.resolve(Journal.DIRECTORY));
@@ -66,8 +69,8 @@ public final class ReplicaTakeoverProbe {
                 crash = time("before (crash recovery)", () -> JournalMessageStore.open(config.toBuilder()
                         .dataDirectory(copy).build()));
             }
-            System.out.printf("round %d: replica applied %d batches in %.0f ms; %s; %s%n", round, batches.size(),
-                    applyNanos / 1e6, crash, live);
+            System.out.printf("round %d: replica applied %d batches in %.0f ms (%.0f ms of its thread's CPU); %s; %s%n",
+                    round, batches.size(), applyNanos / 1e6, applyCpuNanos / 1e6, crash, live);
             ReplicaJournal.deleteTree(data);
             ReplicaJournal.deleteTree(copy);
         }
