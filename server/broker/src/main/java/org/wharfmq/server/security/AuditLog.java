@@ -62,8 +62,38 @@ public final class AuditLog {
      * @param ok   false when it failed (a WARNING)
      */
     public static void xa(Identity who, Object from, String what, boolean ok) {
-        LOG.log(ok ? System.Logger.Level.INFO : System.Logger.Level.WARNING, "XA " + who.describe() + " from " + from
-                + ": " + what);
+        System.Logger.Level level = level(who, ok);
+        if (LOG.isLoggable(level)) {
+            LOG.log(level, "XA " + who.describe() + " from " + from + ": " + what);
+        }
+    }
+
+    /**
+     * Whether an event of {@code who} with result {@code ok} is written: a caller that builds the event's description
+     * asks first, so that a line not written costs no string.
+     */
+    public static boolean logs(Identity who, boolean ok) {
+        return LOG.isLoggable(level(who, ok));
+    }
+
+    /**
+     * A message sent to a system queue (an admin command, a dead letter, a channel's sync record), with where it came
+     * from.
+     */
+    public static void sent(Identity who, Object from, String queue) {
+        System.Logger.Level level = level(who, true);
+        if (LOG.isLoggable(level)) {
+            LOG.log(level, who.describe() + " from " + from + " sent a message to " + queue);
+        }
+    }
+
+    /**
+     * An event's level: WARNING when it failed; DEBUG for the queue manager's own routine work done by itself (its
+     * channels' batches: each batch's XA completion on the sender, its sync record on the receiver), which is no
+     * user's action and would be lines per batch; INFO for the rest.
+     */
+    private static System.Logger.Level level(Identity who, boolean ok) {
+        return !ok ? System.Logger.Level.WARNING : who.server() ? System.Logger.Level.DEBUG : System.Logger.Level.INFO;
     }
 
     /** An XA request refused because its branch is another user's: {@code what} names the request and the Xid. */

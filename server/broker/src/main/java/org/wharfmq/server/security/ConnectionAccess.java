@@ -95,7 +95,7 @@ public final class ConnectionAccess implements QueueCreator {
         check(topic ? Permission.PUBLISH : Permission.SEND, name);
         if (!topic && SystemQueues.isSystem(name)) {
             // an admin command, or a message for the dead letters: each is audited with where it came from
-            AuditLog.action(identity.describe() + " from " + peer + " sent a message to " + name);
+            AuditLog.sent(identity, peer, name);
             return;
         }
         lastSendName = name;

@@ -351,7 +351,7 @@ public final class XaBranches {
                         branches.remove(xid, committing);
                     }
                 }
-                audit(who, committing, "committed" + (onePhase ? " in one phase" : ""), true);
+                audit(who, committing, onePhase ? "committed in one phase" : "committed", true);
                 replies.ok(requestId);
                 return;
             }
@@ -559,6 +559,9 @@ public final class XaBranches {
     /** A completion in the audit log: who, the Xid, whose branch it was, the result. */
     private static void audit(ConnectionAccess who, XaBranch branch, String result, boolean ok) {
         Identity identity = who.identity();
+        if (!AuditLog.logs(identity, ok)) {
+            return; // its line is built only when it is written
+        }
         AuditLog.xa(identity, who.peer(), branch.xid + " " + result + (branch.ownedBy(identity.user()) ? ""
                 : " (a branch of " + branch.describeOwner() + ": recovery by an admin)"), ok);
     }

@@ -5,6 +5,7 @@ import org.junit.jupiter.api.Test;
 import org.wharfmq.client.core.ClientException;
 import org.wharfmq.protocol.frame.Frame;
 import org.wharfmq.protocol.message.TransmissionHeader;
+import org.wharfmq.server.LogCapture;
 import org.wharfmq.server.TestServer;
 import org.wharfmq.server.WharfServer;
 import org.wharfmq.server.config.QueueDefinition;
@@ -12,6 +13,7 @@ import org.wharfmq.server.config.QueueReference;
 import org.wharfmq.server.it.Receive;
 import org.wharfmq.server.queue.DeadLetters;
 import org.wharfmq.server.security.AccessControl;
+import org.wharfmq.server.security.AuditLog;
 import org.wharfmq.server.security.Permission;
 import org.wharfmq.server.security.PermissionRules;
 
@@ -118,6 +120,32 @@ class ChannelTest {
             assertEquals("ORDERS", ((Queue) m.getJMSDestination()).getQueueName());
         }
         Receive.nothingMore(orders);
+    }
+
+    @Test
+    void aChannelsBatchesAreAuditedAsTheQueueManagersOwnWorkAtDebugNotInfo() throws Exception {
+        startQm2(null, new AtomicReference<>());
+        startQm1(5);
+        java.util.logging.Logger auditLogger = java.util.logging.Logger.getLogger(AuditLog.NAME);
+        java.util.logging.Level level = auditLogger.getLevel();
+        auditLogger.setLevel(java.util.logging.Level.FINE);
+        try (LogCapture audit = LogCapture.of(AuditLog.NAME)) {
+            Session onQm1 = connect(qm1.server().tcpUrl()).createSession(false, Session.AUTO_ACKNOWLEDGE);
+            MessageProducer producer = onQm1.createProducer(onQm1.createQueue("QM2.ORDERS"));
+            for (int i = 0; i < 3; i++) {
+                producer.send(onQm1.createTextMessage("order " + i)); // persistent: in batches, each an XA branch
+            }
+            awaitSent(qm1Channels, 3); // each batch's removal committed: its audit line written
+
+            List<String> lines = audit.lines();
+            assertTrue(lines.stream().anyMatch(l -> l.matches("FINE XA the queue manager \\(in-process\\) from "
+                    + "in-process: Xid\\[.*] committed")), "the sender's removal of a batch: " + lines);
+            assertTrue(lines.stream().anyMatch(l -> l.matches("FINE the queue manager \\(in-process\\) from .* sent a "
+                    + "message to SYSTEM\\.CHANNEL\\.SYNCQ")), "the receiver's sync record of a batch: " + lines);
+            assertTrue(lines.stream().noneMatch(l -> l.startsWith("INFO ")), "no INFO line per batch: " + lines);
+        } finally {
+            auditLogger.setLevel(level);
+        }
     }
 
     @Test
