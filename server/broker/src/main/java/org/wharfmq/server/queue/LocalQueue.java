@@ -1,6 +1,7 @@
 package org.wharfmq.server.queue;
 
 import io.netty.buffer.ByteBuf;
+import io.netty.buffer.ByteBufAllocator;
 import org.wharfmq.protocol.frame.ErrorCode;
 import org.wharfmq.protocol.message.MessageHeaders;
 import org.wharfmq.protocol.selector.Selector;
@@ -8,7 +9,6 @@ import org.wharfmq.server.LockOrder;
 import org.wharfmq.server.OrderedLock;
 import org.wharfmq.server.WharfException;
 import org.wharfmq.server.config.MemoryPolicy;
-import org.wharfmq.server.config.QueueConfiguration;
 import org.wharfmq.server.config.QueueDefinition;
 import org.wharfmq.server.store.Persistence;
 import org.wharfmq.server.store.StoreCompletion;
@@ -30,10 +30,12 @@ import java.util.function.IntConsumer;
  *
  * <ul>
  *   <li>{@link QueueDispatch}: the waiting messages (a list per priority, the correlation index) and the consumers,
- *       a message handed to one with credit that wants it, else linked;</li>
+ *       a message handed to one with credit that wants it, else linked or paged, a consumer's credit filled;</li>
  *   <li>{@link QueueAccounting}: depth and depth limit, the memory held against the queue's budget and the server's,
  *       the producers held back, the drop policy, depth events and the management view's counters;</li>
- *   <li>{@link QueueAdministration}: what operators see and do (snapshot, settings, browse, move and clear);</li>
+ *   <li>{@link QueueAdministration}: what operators see and do (the queue's numbers, snapshot, browse, move and
+ *       clear);</li>
+ *   <li>{@link QueueBackout}: the backout threshold and queue, and the messages backed out too often;</li>
  *   <li>{@link QueueRecovery}: the messages recovered from the store at start, and the backouts due then;</li>
  *   <li>{@link QueuePaging}: the paged messages, written and read back by the {@link Pager}'s thread, with its
  *       {@link PagedLookups} (consumers' selectors among the paged messages) and {@link PagingDiskFailure}. The
@@ -103,14 +105,9 @@ public final class LocalQueue {
     private final QueuePager paging;
     private final QueueAdministration administration;
     private final QueueRecovery recovery;
+    private final QueueBackout backout;
 
     private long nextSequence = 1;
-    /** How many backouts a message may have before it is moved instead of given back; 0: never moved. Under the lock. */
-    private int backoutThreshold;
-    /** Where a message over the threshold goes; null: the dead-letter queue. Under the lock. */
-    private String backoutQueue;
-    /** Messages backed out too often, off the lists, for {@link #unlock()} to move to the backout queue. */
-    private final ArrayList<QueuedMessage> backingOut = new ArrayList<>(0);
     /**
      * Deleted by an administrator: like a deleted auto-created queue it refuses reservations and attachments, so
      * that whoever looked it up just before looks the name up again (finding its successor, or nothing).
@@ -150,11 +147,13 @@ public final class LocalQueue {
         this.name = name;
         this.lock = new OrderedLock(LockOrder.Rank.QUEUE, "queue '" + name + "'");
         this.accounting = new QueueAccounting(name, lock, clock, maxDepth, maxDepthSetOnQueue, limit, budget);
-        this.dispatch = new QueueDispatch(this, lock);
-        this.paging = new QueuePaging(new PagingSide(), name, journaled, lock, pager, budget, dispatch.arena(), clock,
+        CompactionArena arena = new CompactionArena(ByteBufAllocator.DEFAULT);
+        this.paging = new QueuePaging(new PagingSide(), name, journaled, lock, pager, budget, arena, clock,
                 persistence);
+        this.dispatch = new QueueDispatch(this, lock, arena, accounting, paging);
+        this.backout = new QueueBackout(lock);
         this.administration = new QueueAdministration(this, lock, dispatch, accounting, paging, clock);
-        this.recovery = new QueueRecovery(this, dispatch, accounting, paging);
+        this.recovery = new QueueRecovery(this, dispatch, accounting, paging, backout);
         this.deadLetters = deadLetters;
         this.journaled = journaled;
         this.persistence = persistence;
@@ -236,32 +235,17 @@ public final class LocalQueue {
 
     /** How many consumers are registered (temporary queues may not be deleted while they have any). */
     public int consumerCount() {
-        lock.lock();
-        try {
-            return dispatch.consumerCount();
-        } finally {
-            lock.unlock();
-        }
+        return administration.consumerCount();
     }
 
     /** The most messages this queue holds. */
     public long maxDepth() {
-        lock.lock();
-        try {
-            return accounting.maxDepth();
-        } finally {
-            lock.unlock();
-        }
+        return administration.maxDepth();
     }
 
     /** Messages the queue is responsible for: waiting, delivered but unacknowledged, or sent in an open transaction. */
     public long depth() {
-        lock.lock();
-        try {
-            return accounting.depth();
-        } finally {
-            lock.unlock();
-        }
+        return administration.depth();
     }
 
     /**
@@ -312,12 +296,7 @@ public final class LocalQueue {
      * administration and tests.
      */
     public int producersHeldBack() {
-        lock.lock();
-        try {
-            return accounting.heldBack();
-        } finally {
-            lock.unlock();
-        }
+        return administration.producersHeldBack();
     }
 
     /** The queue's own memory budget and policy. */
@@ -327,22 +306,12 @@ public final class LocalQueue {
 
     /** The memory of the messages depth counts, in bytes, each as {@link QueuedMessage#memoryBytes()} counts it. */
     public long heldBytes() {
-        lock.lock();
-        try {
-            return accounting.heldBytes();
-        } finally {
-            lock.unlock();
-        }
+        return administration.heldBytes();
     }
 
     /** Messages the drop policy has dropped over the queue's life. */
     public long dropped() {
-        lock.lock();
-        try {
-            return accounting.dropped();
-        } finally {
-            lock.unlock();
-        }
+        return administration.dropped();
     }
 
     /**
@@ -359,12 +328,7 @@ public final class LocalQueue {
      * lock, for administration and tests, never on a message's path.
      */
     public long retainedBufferBytes() {
-        lock.lock();
-        try {
-            return dispatch.retainedBufferBytes();
-        } finally {
-            lock.unlock();
-        }
+        return administration.retainedBufferBytes();
     }
 
     /**
@@ -372,12 +336,7 @@ public final class LocalQueue {
      * tests prove that a reply finds its correlation-id consumer without looking at any other.
      */
     public long consumerVisits() {
-        lock.lock();
-        try {
-            return dispatch.consumerVisits();
-        } finally {
-            lock.unlock();
-        }
+        return administration.consumerVisits();
     }
 
     // ---- a message's way: reserve, offer, deliver, acknowledge ----
@@ -585,15 +544,8 @@ public final class LocalQueue {
             accounting.countEnqueued();
             if (deleted || message.isExpiredAt(now)) {
                 discard(message);
-            } else if (paging.hasPaged()) {
-                receiver = pageOut(message); // FIFO: nothing overtakes a paged message its receiver would take
             } else {
-                receiver = dispatch.waitingConsumerFor(message);
-                if (receiver == null) {
-                    linkOrPage(message);
-                } else {
-                    dispatch.handOver(receiver, message);
-                }
+                receiver = dispatch.place(message);
             }
         } finally {
             unlock();
@@ -640,17 +592,11 @@ public final class LocalQueue {
                     discard(message);
                     continue;
                 }
-                if (backedOutTooOften(message)) {
-                    backingOut.add(message);
+                if (backout.tooOften(message)) {
+                    backout.backOut(message);
                     continue;
                 }
-                QueueConsumer receiver = dispatch.waitingConsumerFor(message);
-                if (receiver == null) {
-                    dispatch.linkOrSetAside(message);
-                } else {
-                    dispatch.handOver(receiver, message);
-                    receivers = QueueDispatch.addReceiver(receivers, receiver);
-                }
+                receivers = dispatch.placeReturned(message, receivers);
             }
         } finally {
             unlock();
@@ -699,9 +645,7 @@ public final class LocalQueue {
         boolean delivered;
         lock.lock();
         try {
-            dispatch.addConsumer(consumer);
-            paging.addConsumer(consumer);
-            delivered = fill(consumer, clock.millis());
+            delivered = dispatch.addConsumer(consumer, clock.millis());
         } finally {
             unlock();
         }
@@ -715,7 +659,6 @@ public final class LocalQueue {
         lock.lock();
         try {
             dispatch.removeConsumer(consumer);
-            paging.removeConsumer(consumer);
         } finally {
             lock.unlock();
         }
@@ -727,7 +670,7 @@ public final class LocalQueue {
         lock.lock();
         try {
             consumer.window().add(credit);
-            delivered = fill(consumer, clock.millis());
+            delivered = dispatch.fill(consumer, clock.millis());
         } finally {
             unlock();
         }
@@ -752,7 +695,7 @@ public final class LocalQueue {
         lock.lock();
         try {
             consumer.window().reset();
-            delivered = fill(consumer, clock.millis());
+            delivered = dispatch.fill(consumer, clock.millis());
         } finally {
             unlock();
         }
@@ -772,10 +715,7 @@ public final class LocalQueue {
         QueuedMessage message;
         lock.lock();
         try {
-            message = dispatch.take(consumer.selector(), clock.millis());
-            if (message != null) {
-                dispatch.handOver(consumer, message);
-            }
+            message = dispatch.pull(consumer, clock.millis());
         } finally {
             unlock();
         }
@@ -783,28 +723,6 @@ public final class LocalQueue {
             consumer.flushDeliveries();
         }
         return message != null;
-    }
-
-    /**
-     * Sends waiting messages to the consumer while it has credit, then, while the queue pages and it still has
-     * credit, has the paging thread look for its match among the paged messages. Under the lock.
-     *
-     * @return whether it sent any
-     */
-    private boolean fill(QueueConsumer consumer, long now) {
-        boolean delivered = false;
-        while (consumer.window().hasCredit()) {
-            QueuedMessage m = dispatch.take(consumer.selector(), now);
-            if (m == null) {
-                break;
-            }
-            dispatch.handOver(consumer, m);
-            delivered = true;
-        }
-        if (paging.hasPaged() && consumer.window().hasCredit()) {
-            paging.lookFor(consumer);
-        }
-        return delivered;
     }
 
     // ---- administration and browsing: QueueAdministration's, never on a message's way ----
@@ -878,9 +796,7 @@ public final class LocalQueue {
         lock.lock();
         try {
             accounting.configure(maxDepth, memoryLimit, definition, events);
-            Integer threshold = definition.get(QueueConfiguration.BACKOUT_THRESHOLD);
-            backoutThreshold = threshold == null ? 0 : threshold;
-            backoutQueue = definition.get(QueueConfiguration.BACKOUT_QUEUE);
+            backout.configure(definition);
         } finally {
             unlock();
         }
@@ -923,12 +839,7 @@ public final class LocalQueue {
      * held. For administration and tests.
      */
     public long paged() {
-        lock.lock();
-        try {
-            return paging.paged();
-        } finally {
-            lock.unlock();
-        }
+        return administration.paged();
     }
 
     /**
@@ -936,22 +847,12 @@ public final class LocalQueue {
      * and tries again every {@link org.wharfmq.server.Configuration#PAGE_RETRY_MILLIS}), or null while they can.
      */
     public String pagingFailure() {
-        lock.lock();
-        try {
-            return paging.diskFailure();
-        } finally {
-            lock.unlock();
-        }
+        return administration.pagingFailure();
     }
 
     /** The bytes of the paged messages' records, as the disk budgets count them. */
     public long pagedBytes() {
-        lock.lock();
-        try {
-            return paging.pagedBytes();
-        } finally {
-            lock.unlock();
-        }
+        return administration.pagedBytes();
     }
 
     /**
@@ -959,22 +860,12 @@ public final class LocalQueue {
      * (on disk or not written yet), over the queue's life: tests check that a waiting consumer looks at each once.
      */
     public long recordsScanned() {
-        lock.lock();
-        try {
-            return paging.recordsScanned();
-        } finally {
-            lock.unlock();
-        }
+        return administration.recordsScanned();
     }
 
     /** How many distinct correlation ids the index holds messages for (tests check the index is kept tidy). */
     int indexedCorrelationIds() {
-        lock.lock();
-        try {
-            return dispatch.indexedCorrelationIds();
-        } finally {
-            lock.unlock();
-        }
+        return administration.indexedCorrelationIds();
     }
 
     // ---- recovery: QueueRecovery's ----
@@ -1172,18 +1063,12 @@ public final class LocalQueue {
      * the budget. Every method that evaluates selectors, changes the depth or gives messages back unlocks with it.
      */
     void unlock() {
-        if (!dispatch.anyUndecodable() && backingOut.isEmpty() && !accounting.anythingDue()) {
+        if (!dispatch.anyUndecodable() && !backout.anyDue() && !accounting.anythingDue()) {
             lock.unlock();
             return;
         }
         List<QueuedMessage> moving = dispatch.takeUndecodable();
-        List<QueuedMessage> backedOut = List.of();
-        String backoutTarget = backoutQueue;
-        int threshold = backoutThreshold;
-        if (!backingOut.isEmpty()) {
-            backedOut = new ArrayList<>(backingOut);
-            backingOut.clear();
-        }
+        QueueBackout.Due backedOut = backout.takeDue();
         QueueEvents sink = accounting.eventSink();
         List<QueueEvent> events = accounting.takeEvents();
         List<Runnable> waking = accounting.takeWaking();
@@ -1191,9 +1076,7 @@ public final class LocalQueue {
         for (QueuedMessage m : moving) {
             deadLetters.moveFromQueue(m, m.undecodable);
         }
-        for (QueuedMessage m : backedOut) {
-            deadLetters.backOut(m, backoutTarget, threshold);
-        }
+        backedOut.move(deadLetters);
         events.forEach(sink::publish);
         waking.forEach(Runnable::run);
     }
@@ -1210,56 +1093,11 @@ public final class LocalQueue {
         nextSequence = Math.max(nextSequence, sequence + 1);
     }
 
-    /** Whether {@code m} has been backed out more often than the threshold allows (as IBM MQ's BackoutCount >= BOTHRESH). */
-    boolean backedOutTooOften(QueuedMessage m) {
-        assert lock.isHeldByCurrentThread();
-        return backoutThreshold > 0 && m.deliveryCount() > backoutThreshold;
-    }
-
-    /** Whether a backout threshold is set; under the lock. */
-    boolean backsOut() {
-        assert lock.isHeldByCurrentThread();
-        return backoutThreshold > 0;
-    }
-
-    /** A message backed out too often, off the lists: moved to the backout queue once the lock is released. */
-    void backOut(QueuedMessage m) {
-        assert lock.isHeldByCurrentThread();
-        backingOut.add(m);
-    }
-
     /** After the depth or the attachments went down: an auto-created queue now unused starts counting its time. */
     private void noteIfUnused() {
         if (autoCreated && accounting.depth() == 0 && attached == 0) {
             unusedSince = clock.millis();
         }
-    }
-
-    /** A message nobody took: linked, or paged when the queue pages and is over its budget (or the server's). */
-    private void linkOrPage(QueuedMessage m) {
-        if (accounting.pagingDue()) {
-            pageOut(m); // gives it to nobody: no consumer with credit accepts it
-        } else {
-            dispatch.linkOrSetAside(m);
-        }
-    }
-
-    /**
-     * Hands a message to the paging thread, unless a consumer with credit accepts it that has looked at every paged
-     * message (no older one is for it: see {@link QueuePager#pageOut}), or a selector found it undecodable: that one
-     * is set aside. Under the lock.
-     *
-     * @return the consumer it was handed over to, for the caller to flush once the lock is released (null: none)
-     */
-    QueueConsumer pageOut(QueuedMessage m) {
-        assert lock.isHeldByCurrentThread();
-        QueueConsumer receiver = paging.pageOut(m);
-        if (receiver != null) {
-            dispatch.handOver(receiver, m);
-        } else if (m.undecodable != null) {
-            dispatch.setAsideUnlinked(m);
-        }
-        return receiver;
     }
 
     /** Stops counting a message the queue is no longer responsible for; under the lock. */
@@ -1362,13 +1200,7 @@ public final class LocalQueue {
                 discard(m);
                 return receivers;
             }
-            QueueConsumer receiver = dispatch.waitingConsumerFor(m);
-            if (receiver == null) {
-                dispatch.linkOrSetAside(m);
-                return receivers;
-            }
-            dispatch.handOver(receiver, m);
-            return QueueDispatch.addReceiver(receivers, receiver);
+            return dispatch.placeReturned(m, receivers);
         }
 
         @Override
