@@ -451,6 +451,7 @@ final class QueueDispatch {
 
     /** Whether undecodable messages wait to be moved once the lock is released. */
     boolean anyUndecodable() {
+        assert lock.isHeldByCurrentThread();
         return !undecodable.isEmpty();
     }
 
