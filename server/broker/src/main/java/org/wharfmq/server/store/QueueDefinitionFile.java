@@ -36,7 +36,8 @@ import java.util.Map;
  * ({@link QueueDefinition#attributes}, {@link QueueDefinition#read(String, Map, String)}); one left out has its
  * default. A queue alias, remote
  * queue or queue-manager alias ({@link QueueReference}) is a line with {@code type=alias} or {@code type=remote} and
- * its {@code target}, {@code remoteQueue}, {@code remoteQueueManager} and {@code transmissionQueue}.
+ * its other keys ({@code QueueConfiguration.Reference}: {@code target}, {@code remoteQueue}...), written and read
+ * back the same way ({@link QueueReference#attributes}, {@link QueueReference#read(String, Map, String)}).
  *
  * <h2>Atomic writes</h2>
  * A new version is written to {@value #FILE_NAME}{@code .tmp}, forced to the disk, renamed over the old one
