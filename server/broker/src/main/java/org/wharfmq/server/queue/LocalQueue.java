@@ -14,7 +14,6 @@ import org.wharfmq.server.store.Persistence;
 import org.wharfmq.server.store.StoreCompletion;
 
 import java.time.InstantSource;
-import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
 import java.util.concurrent.Executor;
@@ -24,9 +23,9 @@ import java.util.function.IntConsumer;
 
 /**
  * A named point-to-point queue: messages in priority order (JMS priority 9 first), FIFO within a priority, handed to
- * its consumers as their credit allows. This class is the queue's way in (every caller outside the package uses it),
- * its life (reservations, attachments, deletion) and its one lock; each of its other concerns is a class of its own,
- * owned by the queue and run under its lock:
+ * its consumers as their credit allows. This class is the queue's way in (every caller outside the package uses it:
+ * a message reserved, offered, given back, acknowledged; consumers registered and given credit) and its one lock;
+ * each of its concerns is a class of its own, owned by the queue and run under its lock:
  *
  * <ul>
  *   <li>{@link QueueDispatch}: the waiting messages (a list per priority, the correlation index) and the consumers,
@@ -37,6 +36,8 @@ import java.util.function.IntConsumer;
  *       clear);</li>
  *   <li>{@link QueueBackout}: the backout threshold and queue, and the messages backed out too often;</li>
  *   <li>{@link QueueRecovery}: the messages recovered from the store at start, and the backouts due then;</li>
+ *   <li>{@link QueueLife}: whether it is in use (consumers and browsers attached) or deleted, its deletion when
+ *       unused, and its end (every message it holds discarded when it is deleted or the server stops);</li>
  *   <li>{@link QueuePaging}: the paged messages, written and read back by the {@link Pager}'s thread, with its
  *       {@link PagedLookups} (consumers' selectors among the paged messages) and {@link PagingDiskFailure}. The
  *       queue and paging meet at two interfaces that list the whole seam: the queue's side asks paging what
@@ -60,8 +61,8 @@ import java.util.function.IntConsumer;
  * <h2>Deletion when unused</h2>
  * A queue created by use ({@link #autoCreated}) is <i>unused</i> while its depth is 0 (no message waiting,
  * delivered, reserved by an open transaction or waiting for its delivery time) and no consumer or browser is
- * {@link #attach attached}; it remembers since when. {@link #deleteIfUnused} deletes it once that has lasted the
- * delay, under the lock, so nothing can use it in between: a reservation or attachment that comes later finds it
+ * {@link #attach attached}; it remembers since when ({@link QueueLife}). {@link #deleteIfUnused} deletes it once that
+ * has lasted the delay, under the lock, so nothing can use it in between: a reservation or attachment that comes later finds it
  * deleted and fails ({@link #reserve} false, {@link #attach} false), and its caller looks the queue up again, which
  * finds or creates its successor. Nothing is ever offered to a deleted auto-created queue, since only a reservation
  * can lead to an offer. Time is read from the queue manager's clock, never from the system directly.
@@ -92,8 +93,6 @@ public final class LocalQueue {
     private final Persistence persistence;
     private final boolean journaled;
     private final boolean temporary;
-    /** Written under the lock (an administrator's definition keeps the queue: {@link #keep}); read racily to skip. */
-    private volatile boolean autoCreated;
     private final InstantSource clock;
     private final DeadLetters deadLetters;
 
@@ -106,22 +105,10 @@ public final class LocalQueue {
     private final QueueAdministration administration;
     private final QueueRecovery recovery;
     private final QueueBackout backout;
+    /** Whether it is in use or deleted, and its end ({@link QueueLife}); guarded by the lock. */
+    private final QueueLife life;
 
     private long nextSequence = 1;
-    /**
-     * Deleted by an administrator: like a deleted auto-created queue it refuses reservations and attachments, so
-     * that whoever looked it up just before looks the name up again (finding its successor, or nothing).
-     */
-    private boolean retired;
-    /** Consumers and browsers attached ({@link #attach}): an auto-created queue is not deleted while there are any. */
-    private int attached;
-    /** When an auto-created queue last became unused (depth 0, nothing attached); meaningful only while unused. */
-    private long unusedSince;
-    /**
-     * A deleted queue (temporary queue, ended subscription) keeps nothing: messages that reach it are discarded. A
-     * deleted auto-created queue (deleted when unused) refuses reservations and attachments instead.
-     */
-    private boolean deleted;
 
     /**
      * A queue defined in the configuration, on the system clock.
@@ -154,13 +141,12 @@ public final class LocalQueue {
         this.backout = new QueueBackout(lock);
         this.administration = new QueueAdministration(this, lock, dispatch, accounting, paging, clock);
         this.recovery = new QueueRecovery(this, dispatch, accounting, paging, backout);
+        this.life = new QueueLife(this, lock, clock, autoCreated, accounting, dispatch, paging, persistence);
         this.deadLetters = deadLetters;
         this.journaled = journaled;
         this.persistence = persistence;
         this.temporary = temporary;
-        this.autoCreated = autoCreated;
         this.clock = clock;
-        this.unusedSince = autoCreated ? clock.millis() : 0;
     }
 
     /** A queue defined in the configuration: never deleted. */
@@ -230,7 +216,7 @@ public final class LocalQueue {
 
     /** Whether this queue was created by use: it is deleted once unused for the auto-delete delay. */
     public boolean autoCreated() {
-        return autoCreated;
+        return life.autoCreated();
     }
 
     /** How many consumers are registered (temporary queues may not be deleted while they have any). */
@@ -273,7 +259,7 @@ public final class LocalQueue {
         boolean serverDiskSpent = false;
         lock.lock();
         try {
-            if (!deleted) {
+            if (!life.deleted()) {
                 QueuePager.PageFull pageFull = paging.pageFull();
                 if (accounting.blocksOverBudget() || pageFull == QueuePager.PageFull.OWN_BUDGET) {
                     accounting.holdBack(task);
@@ -353,8 +339,8 @@ public final class LocalQueue {
     public boolean reserve(QueuedMessage message) {
         lock.lock();
         try {
-            if (deleted) {
-                if (autoCreated || retired) {
+            if (life.deleted()) {
+                if (life.refusesUse()) {
                     return false;
                 }
                 if (temporary) {
@@ -472,11 +458,7 @@ public final class LocalQueue {
     public boolean attach() {
         lock.lock();
         try {
-            if (deleted && (autoCreated || retired)) {
-                return false;
-            }
-            attached++;
-            return true;
+            return life.attach();
         } finally {
             lock.unlock();
         }
@@ -486,8 +468,7 @@ public final class LocalQueue {
     public void detach() {
         lock.lock();
         try {
-            attached--;
-            noteIfUnused();
+            life.detach();
         } finally {
             lock.unlock();
         }
@@ -503,11 +484,7 @@ public final class LocalQueue {
     boolean deleteIfUnused(long now, long delay) {
         lock.lock();
         try {
-            if (!autoCreated || deleted || accounting.depth() > 0 || attached > 0 || now - unusedSince < delay) {
-                return false;
-            }
-            deleted = true;
-            return true;
+            return life.deleteIfUnused(now, delay);
         } finally {
             lock.unlock();
         }
@@ -542,7 +519,7 @@ public final class LocalQueue {
         lock.lock();
         try {
             accounting.countEnqueued();
-            if (deleted || message.isExpiredAt(now)) {
+            if (life.deleted() || message.isExpiredAt(now)) {
                 discard(message);
             } else {
                 receiver = dispatch.place(message);
@@ -588,7 +565,7 @@ public final class LocalQueue {
         try {
             for (int i = 0; i < messages.size(); i++) {
                 QueuedMessage message = messages.get(i);
-                if (deleted || message.isExpiredAt(now)) {
+                if (life.deleted() || message.isExpiredAt(now)) {
                     discard(message);
                     continue;
                 }
@@ -623,7 +600,7 @@ public final class LocalQueue {
             }
             accounting.lowerDepth();
             letGo(message);
-            noteIfUnused();
+            life.noteIfUnused();
         } finally {
             unlock();
         }
@@ -828,7 +805,7 @@ public final class LocalQueue {
     void keep() {
         lock.lock();
         try {
-            autoCreated = false;
+            life.keep();
         } finally {
             lock.unlock();
         }
@@ -920,25 +897,11 @@ public final class LocalQueue {
         return recovery.backOutRecovered();
     }
 
-    // ---- the queue's end ----
+    // ---- the queue's end: QueueLife's ----
 
     /** Releases every waiting message; the server is stopping. Delivered messages are released by their sessions. */
     public void clear() {
-        lock.lock();
-        try {
-            List<QueuedMessage> waiting = new ArrayList<>();
-            dispatch.unlinkAll(waiting);
-            for (QueuedMessage m : waiting) {
-                accounting.dropDepth(1); // the server stops: no event
-                letGo(m);
-                m.release();
-            }
-            List<QueuedMessage> unwritten = new ArrayList<>();
-            dropPaged(unwritten); // the pager deletes the page files as it closes
-            unwritten.forEach(QueuedMessage::release);
-        } finally {
-            unlock();
-        }
+        life.clear();
     }
 
     /**
@@ -950,24 +913,7 @@ public final class LocalQueue {
      * @return how many waiting messages were discarded
      */
     public int delete() {
-        List<QueuedMessage> discarded = new ArrayList<>();
-        long onDisk;
-        boolean persistentPaged;
-        lock.lock();
-        try {
-            deleted = true;
-            accounting.wakeHeldBack(); // a deleted queue holds nobody back
-            unlinkAll(discarded);
-            persistentPaged = paging.anyPersistent();
-            onDisk = dropPaged(discarded);
-        } finally {
-            unlock();
-        }
-        forget(discarded, StoreCompletion.NONE);
-        if (onDisk > 0) {
-            paging.forgetStoreLater(persistentPaged, StoreCompletion.NONE);
-        }
-        return (int) Math.min(Integer.MAX_VALUE, discarded.size() + onDisk);
+        return life.delete();
     }
 
     /**
@@ -979,75 +925,7 @@ public final class LocalQueue {
      * {@link QueueManager#deleteQueue}) and tells the consumers {@link Retirement#left()} their queue is gone.
      */
     Retirement retire(boolean force, StoreCompletion removed) {
-        List<QueuedMessage> discarded = new ArrayList<>();
-        List<QueueConsumer> left = new ArrayList<>();
-        long onDisk;
-        boolean persistentPaged;
-        long depthBefore;
-        int consumers;
-        int browsers;
-        lock.lock();
-        try {
-            depthBefore = accounting.depth();
-            consumers = dispatch.consumerCount();
-            browsers = attached - consumers;
-            if (!force && (depthBefore > 0 || attached > 0)) {
-                return new Retirement(false, depthBefore, consumers, browsers, 0, List.of());
-            }
-            deleted = true;
-            retired = true;
-            accounting.wakeHeldBack(); // a deleted queue holds nobody back
-            unlinkAll(discarded);
-            persistentPaged = paging.anyPersistent();
-            onDisk = dropPaged(discarded);
-            dispatch.addConsumersTo(left);
-        } finally {
-            unlock(); // wakes producers waiting for this queue's budget: a deleted queue holds nobody back
-        }
-        StoreCompletion whenRemoved = onDisk == 0 ? removed : Persistence.countdown(2, removed);
-        forget(discarded, whenRemoved);
-        if (onDisk > 0) {
-            paging.forgetStoreLater(persistentPaged, whenRemoved);
-        }
-        return new Retirement(true, depthBefore, consumers, browsers,
-                (int) Math.min(Integer.MAX_VALUE, discarded.size() + onDisk), left);
-    }
-
-    /** Removes messages taken off a deleted queue from the store ({@code removed} runs then) and releases them. */
-    private void forget(List<QueuedMessage> discarded, StoreCompletion removed) {
-        persistence.remove(discarded, removed);
-        discarded.forEach(QueuedMessage::release);
-    }
-
-    /** Takes every waiting message off the lists (and out of the depth and the memory budgets) into {@code out}. */
-    private void unlinkAll(List<QueuedMessage> out) {
-        int first = out.size();
-        dispatch.unlinkAll(out);
-        for (int i = first; i < out.size(); i++) {
-            accounting.lowerDepth();
-            letGo(out.get(i));
-        }
-    }
-
-    /**
-     * The queue is deleted or the server stops: its paged messages leave the depth and the disk budgets, and those
-     * not written yet go to {@code out}, out of the memory budgets too (as {@link #unlinkAll} does). Under the lock.
-     *
-     * @return how many were on disk (the paging thread forgets them: {@link QueuePager#forgetStoreLater})
-     */
-    private long dropPaged(List<QueuedMessage> out) {
-        if (!paging.hasPaged()) {
-            return 0;
-        }
-        int first = out.size();
-        long onDisk = paging.drop(out);
-        for (int i = first; i < out.size(); i++) {
-            accounting.dropDepth(1);
-            letGo(out.get(i));
-        }
-        accounting.dropDepth(onDisk);
-        noteIfUnused();
-        return onDisk;
+        return life.retire(force, removed);
     }
 
     // ---- under the lock, for the queue's parts ----
@@ -1083,8 +961,7 @@ public final class LocalQueue {
 
     /** Consumers and browsers attached; under the lock. */
     int attached() {
-        assert lock.isHeldByCurrentThread();
-        return attached;
+        return life.attached();
     }
 
     /** Numbers new messages above {@code sequence}; under the lock. */
@@ -1093,15 +970,8 @@ public final class LocalQueue {
         nextSequence = Math.max(nextSequence, sequence + 1);
     }
 
-    /** After the depth or the attachments went down: an auto-created queue now unused starts counting its time. */
-    private void noteIfUnused() {
-        if (autoCreated && accounting.depth() == 0 && attached == 0) {
-            unusedSince = clock.millis();
-        }
-    }
-
     /** Stops counting a message the queue is no longer responsible for; under the lock. */
-    private void letGo(QueuedMessage m) {
+    void letGo(QueuedMessage m) {
         letGoBytes(m.memoryBytes());
     }
 
@@ -1125,12 +995,12 @@ public final class LocalQueue {
      */
     void discard(QueuedMessage m) {
         assert lock.isHeldByCurrentThread();
-        if (!deleted) {
+        if (!life.deleted()) {
             accounting.countExpired(); // every discard but a deleted queue's is an expiry
         }
         accounting.lowerDepth();
         letGo(m);
-        noteIfUnused();
+        life.noteIfUnused();
         persistence.remove(m);
         m.release();
     }
@@ -1155,7 +1025,7 @@ public final class LocalQueue {
 
         @Override
         public boolean deleted() {
-            return deleted;
+            return life.deletedForPaging();
         }
 
         @Override

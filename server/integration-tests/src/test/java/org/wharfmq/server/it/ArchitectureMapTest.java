@@ -125,9 +125,23 @@ class ArchitectureMapTest {
             return name + ": no source file " + parts[type] + ".java"
                     + (type == 0 ? "" : " in package " + String.join(".", List.of(parts).subList(0, type)));
         }
+        // a name without its package may be any class of that name (TemporaryDestinations: the client's or the server's)
+        List<Path> candidates = type == 0 ? sources.getOrDefault(parts[type], List.of(file)) : List.of(file);
+        String lacking = null;
+        for (Path candidate : candidates) {
+            lacking = lacking(candidate, parts, type);
+            if (lacking == null) {
+                return null;
+            }
+        }
+        return name + ": " + lacking;
+    }
+
+    /** What {@code file} lacks of the members {@code parts} name after the class, or null. */
+    private String lacking(Path file, String[] parts, int type) {
         for (int i = type + 1; i < parts.length; i++) {
             if (!Pattern.compile("\\b" + parts[i] + "\\b").matcher(read(file)).find()) {
-                return name + ": " + root.relativize(file) + " has no " + parts[i];
+                return root.relativize(file) + " has no " + parts[i];
             }
         }
         return null;
