@@ -22,7 +22,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * The broker's locks nest in the {@link LockOrder} (the queue manager's definitions, the topic manager's, a queue's,
  * then a session's), checked on every acquisition while assertions are on: an acquisition out of order fails, and
  * messages sent, paged, read back, consumed with and without selectors, rolled back, acknowledged and published to
- * subscriptions take the locks in order, as do queues defined, altered and deleted while messages are sent and paged.
+ * subscriptions take the locks in order, as do queues defined, altered and deleted while messages are sent and paged,
+ * and a message backed out too often moves to its backout queue without holding two queues' locks.
  */
 class LockOrderTest {
 
@@ -148,5 +149,33 @@ class LockOrderTest {
         assertEquals(Set.of(), after, "acquisitions out of order");
         assertTrue(LockOrder.nestings().contains("DEFINITIONS > QUEUE"),
                 "a queue defined, altered and deleted took its lock under the definitions lock: " + LockOrder.nestings());
+    }
+
+    @Test
+    void aMessageBackedOutTooOftenMovesToItsBackoutQueueOnceTheQueuesLockIsReleased() throws Exception {
+        Set<String> before = new HashSet<>(LockOrder.violations());
+        try (TestServer testServer = TestServer.start(c -> c.queue("ORDER.BACKOUT")
+                .queue(QueueDefinition.named("ORDER.BACKED").with(QueueConfiguration.BACKOUT_THRESHOLD, 1)
+                        .with(QueueConfiguration.BACKOUT_QUEUE, "ORDER.BACKOUT")))) {
+            WharfServer server = testServer.server();
+            try (FrameClient producer = FrameClient.connect(server); FrameClient consumer = FrameClient.connect(server)) {
+                producer.createSession(1, false);
+                producer.sendMessage(1, TestMessages.text("ORDER.BACKED", "backed out once"));
+                consumer.createSession(1, false);
+                consumer.createConsumer(1, 1, "ORDER.BACKED", null, 10);
+                Frame.Deliver d = consumer.expect(Frame.Deliver.class);
+                d.message().release();
+                // its backout count reaches the threshold (1): moved to ORDER.BACKOUT, not delivered again
+                consumer.request(id -> new Frame.Rollback(id, 1, List.of(new Frame.Consumed(1, d.deliveryId()))));
+                consumer.createConsumer(1, 2, "ORDER.BACKOUT", null, 10);
+                Frame.Deliver moved = consumer.expect(Frame.Deliver.class);
+                assertEquals(2, moved.consumerId(), "the message reached its backout queue");
+                moved.message().release();
+                assertEquals(0, server.queueManager().find("ORDER.BACKED").depth(), "it left its queue");
+            }
+        }
+        Set<String> after = new HashSet<>(LockOrder.violations());
+        after.removeAll(before);
+        assertEquals(Set.of(), after, "a move to another queue while holding a queue's lock takes two QUEUE locks");
     }
 }

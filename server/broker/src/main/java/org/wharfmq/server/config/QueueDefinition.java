@@ -1,6 +1,5 @@
 package org.wharfmq.server.config;
 
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 
@@ -119,18 +118,7 @@ public final class QueueDefinition {
      * definitions file keeps, read back through {@link #read(String, Map, String)}.
      */
     public Map<String, String> attributes() {
-        Map<String, String> attributes = new LinkedHashMap<>();
-        for (Setting<?> key : KEYS) {
-            String text = text(key);
-            if (text != null && key != QueueConfiguration.NAME) {
-                attributes.put(key.key(), text);
-            }
-        }
-        return attributes;
-    }
-
-    private <T> String text(Setting<T> setting) {
-        return setting.asText(values.get(setting));
+        return values.texts(QueueConfiguration.NAME);
     }
 
     /**

@@ -1,5 +1,8 @@
 package org.wharfmq.server.config;
 
+import java.util.List;
+import java.util.Map;
+
 /**
  * A queue name that is not a queue of its own but leads to one (docs/distributed.md): a queue alias, a remote queue
  * definition or a queue-manager alias, as IBM MQ's QALIAS and QREMOTE. Defined under {@code queues:} with a
@@ -18,20 +21,26 @@ package org.wharfmq.server.config;
  *     {@code transmissionQueue} when given.</li>
  * </ul>
  *
- * @param name               the name applications (or other queue managers) use
- * @param type               {@value #ALIAS} or {@value #REMOTE}
- * @param target             an alias's queue; null otherwise
- * @param remoteQueue        a remote definition's queue on the other queue manager; null for a queue-manager alias
- * @param remoteQueueManager the other queue manager
- * @param transmissionQueue  the transmission queue to use, or null
+ * <p>It holds the value of each of its keys ({@link QueueConfiguration#NAME} and those of
+ * {@link QueueConfiguration.Reference}), each none (null) unless given: the configuration's entry ({@link
+ * #read(Settings)}), the definitions file ({@link #attributes}, read back through {@link #read(String, Map, String)})
+ * and the factories the admin commands use all go through those declarations. Immutable.
  */
-public record QueueReference(String name, String type, String target, String remoteQueue, String remoteQueueManager,
-                             String transmissionQueue) {
+public final class QueueReference {
 
     /** The type of a queue alias. */
     public static final String ALIAS = "alias";
     /** The type of a remote queue definition or a queue-manager alias. */
     public static final String REMOTE = "remote";
+    /** Its keys: {@link QueueConfiguration#NAME} and those of {@link QueueConfiguration.Reference}, found once. */
+    private static final List<Setting<?>> KEYS = QueueConfiguration.Reference.keys();
+
+    /** The value of each of its keys, named for errors as the queue's. */
+    private final SettingValues values;
+
+    private QueueReference(SettingValues values) {
+        this.values = values;
+    }
 
     /** Whether an entry of {@code queues:} is a reference (it has a {@code type} other than {@code local}). */
     static boolean isReference(Settings entry) {
@@ -41,52 +50,125 @@ public record QueueReference(String name, String type, String target, String rem
     /**
      * Reads an entry of {@code queues:} with a {@code type} ({@link QueueConfiguration.Reference}'s keys), and checks
      * each against its rules (naming the file and its line) and the rules between them.
+     *
+     * @throws ConfigurationException for an unknown key, or a value of the wrong type or refused
      */
     static QueueReference read(Settings entry) {
-        SettingValues values = SettingValues.ofEntry(entry, QueueConfiguration.Reference.keys());
+        // its keys by their names, not by the entry's path (queues[1].target): compared as any reference's
+        SettingValues values = SettingValues.defaults("", KEYS).read(entry);
         entry.refuseUnknown();
-        QueueReference reference = new QueueReference(values.get(QueueConfiguration.NAME),
-                values.get(QueueConfiguration.Reference.TYPE), values.get(QueueConfiguration.Reference.TARGET),
-                values.get(QueueConfiguration.Reference.REMOTE_QUEUE),
-                values.get(QueueConfiguration.Reference.REMOTE_QUEUE_MANAGER),
-                values.get(QueueConfiguration.Reference.TRANSMISSION_QUEUE));
-        String name = reference.name();
-        values.named(name == null || name.isBlank() ? entry.path() : "queue '" + name + "'").check();
+        String name = values.get(QueueConfiguration.NAME);
+        QueueReference reference = new QueueReference(values.named(name == null || name.isBlank() ? entry.path()
+                : owner(name)));
+        reference.values.check();
         reference.checkBetween();
         return reference;
     }
 
+    /**
+     * The reference {@code name} with {@code attributes}, texts by key as config/wharf.yaml names them ({@code type}
+     * {@code alias}), read and checked as an entry of {@code queues:} is: a line of the definitions file.
+     *
+     * @param source what the attributes come from, for errors ("the line")
+     * @throws ConfigurationException naming an unknown key, or a value of the wrong type or refused
+     */
+    public static QueueReference read(String name, Map<String, String> attributes, String source) {
+        Settings entry = Settings.ofTexts(source, "", attributes);
+        entry.put(QueueConfiguration.NAME.key(), new Settings.Value(name, 0));
+        return read(entry);
+    }
+
+    private static QueueReference of(String name, String type) {
+        return new QueueReference(SettingValues.defaults("", KEYS).named(owner(name))
+                .with(QueueConfiguration.NAME, name).with(QueueConfiguration.Reference.TYPE, type));
+    }
+
+    private static String owner(String name) {
+        return "queue '" + name + "'";
+    }
+
     /** A queue alias. */
     public static QueueReference alias(String name, String target) {
-        return new QueueReference(name, ALIAS, target, null, null, null);
+        return of(name, ALIAS).with(QueueConfiguration.Reference.TARGET, target);
     }
 
     /** A remote queue definition ({@code transmissionQueue} may be null), or a queue-manager alias (no remote queue). */
     public static QueueReference remote(String name, String remoteQueue, String remoteQueueManager,
                                         String transmissionQueue) {
-        return new QueueReference(name, REMOTE, null, remoteQueue, remoteQueueManager, transmissionQueue);
+        return of(name, REMOTE).with(QueueConfiguration.Reference.REMOTE_QUEUE, remoteQueue)
+                .with(QueueConfiguration.Reference.REMOTE_QUEUE_MANAGER, remoteQueueManager)
+                .with(QueueConfiguration.Reference.TRANSMISSION_QUEUE, transmissionQueue);
+    }
+
+    /** The value of {@code setting}, one of its keys: null for none. */
+    public <T> T get(Setting<T> setting) {
+        return values.get(setting);
+    }
+
+    /** This reference with {@code setting} (one of its keys) at {@code value}; checked by {@link #check}. */
+    public <T> QueueReference with(Setting<T> setting, T value) {
+        return new QueueReference(values.with(setting, value));
+    }
+
+    /** The name applications (or other queue managers) use. */
+    public String name() {
+        return values.get(QueueConfiguration.NAME);
+    }
+
+    /** {@value #ALIAS} or {@value #REMOTE}. */
+    public String type() {
+        return values.get(QueueConfiguration.Reference.TYPE);
+    }
+
+    /** An alias's queue; null otherwise. */
+    public String target() {
+        return values.get(QueueConfiguration.Reference.TARGET);
+    }
+
+    /** A remote definition's queue on the other queue manager; null for a queue-manager alias. */
+    public String remoteQueue() {
+        return values.get(QueueConfiguration.Reference.REMOTE_QUEUE);
+    }
+
+    /** The other queue manager. */
+    public String remoteQueueManager() {
+        return values.get(QueueConfiguration.Reference.REMOTE_QUEUE_MANAGER);
+    }
+
+    /** The transmission queue to use, or null. */
+    public String transmissionQueue() {
+        return values.get(QueueConfiguration.Reference.TRANSMISSION_QUEUE);
+    }
+
+    /**
+     * The keys it gives (its name aside), in declaration order, each value as config/wharf.yaml writes it: what the
+     * definitions file keeps, read back through {@link #read(String, Map, String)}.
+     */
+    public Map<String, String> attributes() {
+        return values.texts(QueueConfiguration.NAME);
     }
 
     /** Whether this is a queue alias. */
     public boolean isAlias() {
-        return ALIAS.equals(type);
+        return ALIAS.equals(type());
     }
 
     /** Whether this is a queue-manager alias: a remote definition without a remote queue. */
     public boolean isQueueManagerAlias() {
-        return REMOTE.equals(type) && remoteQueue == null;
+        return REMOTE.equals(type()) && remoteQueue() == null;
     }
 
     /** What it is, for people: "queue alias for ORDERS", "remote queue ORDERS on QM2 through QM2.XMIT", ... */
     public String describe() {
         if (isAlias()) {
-            return "queue alias for " + target;
+            return "queue alias for " + target();
         }
-        String through = transmissionQueue == null ? "" : " through " + transmissionQueue;
+        String through = transmissionQueue() == null ? "" : " through " + transmissionQueue();
         if (isQueueManagerAlias()) {
-            return "queue-manager alias for " + (remoteQueueManager == null ? name : remoteQueueManager) + through;
+            return "queue-manager alias for " + (remoteQueueManager() == null ? name() : remoteQueueManager())
+                    + through;
         }
-        return "remote queue " + remoteQueue + " on " + remoteQueueManager + through;
+        return "remote queue " + remoteQueue() + " on " + remoteQueueManager() + through;
     }
 
     /**
@@ -96,17 +178,18 @@ public record QueueReference(String name, String type, String target, String rem
      * @throws ConfigurationException naming it, what is missing or wrong, and what it must be
      */
     public void check() {
-        SettingValues.defaults("", QueueConfiguration.Reference.keys()).named("queue '" + name + "'")
-                .with(QueueConfiguration.NAME, name).with(QueueConfiguration.Reference.TYPE, type)
-                .with(QueueConfiguration.Reference.TARGET, target)
-                .with(QueueConfiguration.Reference.REMOTE_QUEUE, remoteQueue)
-                .with(QueueConfiguration.Reference.REMOTE_QUEUE_MANAGER, remoteQueueManager)
-                .with(QueueConfiguration.Reference.TRANSMISSION_QUEUE, transmissionQueue).check();
+        values.check();
         checkBetween();
     }
 
     /** The rules between its settings, by its type. */
     private void checkBetween() {
+        String name = name();
+        String type = type();
+        String target = target();
+        String remoteQueue = remoteQueue();
+        String remoteQueueManager = remoteQueueManager();
+        String transmissionQueue = transmissionQueue();
         if (ALIAS.equals(type)) {
             if (target == null || target.isEmpty() || target.equals(name)) {
                 throw bad("an alias needs a target: another queue's name (target: QUEUE)");
@@ -130,6 +213,23 @@ public record QueueReference(String name, String type, String target, String rem
     }
 
     private ConfigurationException bad(String why) {
-        return new ConfigurationException("Queue '" + name + "' (" + type + "): " + why + ".");
+        return new ConfigurationException("Queue '" + name() + "' (" + type() + "): " + why + ".");
+    }
+
+    /** Whether {@code other} is a reference with the same value of every key. */
+    @Override
+    public boolean equals(Object other) {
+        return other instanceof QueueReference that && values.equals(that.values);
+    }
+
+    @Override
+    public int hashCode() {
+        return values.hashCode();
+    }
+
+    /** {@code queue 'ORDERS.ALIAS' (queue alias for ORDERS)}. */
+    @Override
+    public String toString() {
+        return owner(name()) + " (" + describe() + ")";
     }
 }

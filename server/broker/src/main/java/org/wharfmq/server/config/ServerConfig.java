@@ -417,7 +417,8 @@ public final class ServerConfig {
 
         /** Adds memory settings for the subscriptions under a topic filter (see {@link TopicDefinition}). */
         public Builder topic(String filter, long maxBytes, MemoryPolicy policy) {
-            topics.add(new TopicDefinition(filter, maxBytes, policy.toString()));
+            topics.add(TopicDefinition.of(filter).with(TopicConfiguration.MAX_BYTES, maxBytes)
+                    .with(TopicConfiguration.POLICY, policy.toString()));
             return this;
         }
 

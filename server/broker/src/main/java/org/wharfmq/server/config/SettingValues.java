@@ -172,6 +172,27 @@ public final class SettingValues {
     }
 
     /**
+     * The settings that are set (not null), but {@code except}, by their key, in declaration order, each as
+     * config/wharf.yaml writes it ({@link Setting#asText}): what a definitions file keeps of an entry, read back as
+     * the entry is.
+     */
+    public Map<String, String> texts(Setting<?> except) {
+        Map<String, String> texts = new LinkedHashMap<>();
+        values.forEach((setting, value) -> {
+            String text = textOf(setting, value);
+            if (text != null && setting != except) {
+                texts.put(setting.key(), text);
+            }
+        });
+        return texts;
+    }
+
+    @SuppressWarnings("unchecked") // read and with put only a setting's own type under it
+    private static <T> String textOf(Setting<T> setting, Object value) {
+        return setting.asText((T) value);
+    }
+
+    /**
      * The settings in force by their path in the file ({@code tls.port}), in declaration order, as
      * {@link Setting#shown} shows them: a password as {@value Setting#REDACTED}.
      */

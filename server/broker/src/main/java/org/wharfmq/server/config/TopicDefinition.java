@@ -1,43 +1,96 @@
 package org.wharfmq.server.config;
 
+import java.util.List;
+
 /**
  * Memory settings for the subscriptions of some topics (the {@code topics:} list of the configuration): a
- * subscription whose topic filter falls under {@code filter} (itself a filter: {@code prices/#} covers the
+ * subscription whose topic filter falls under the entry's {@code filter} (itself a filter: {@code prices/#} covers the
  * subscriptions on {@code prices/eur} and on {@code prices/+}) takes them; the first entry that covers it wins, and a
  * subscription no entry covers takes the server-wide {@code maxSubscriptionBytes} and {@code memoryPolicy}.
  *
- * @param filter   the topic filter the entry covers
- * @param maxBytes each covered subscription's memory budget in bytes, or null for {@code maxSubscriptionBytes}
- * @param policy   {@code block}, {@code fail} or {@code drop}; null for {@code memoryPolicy}
+ * <p>It holds the value of each key of {@link TopicConfiguration} ({@link #get}), each none (null) unless given: a
+ * new key of an entry of {@code topics:} is its declaration there, its paragraph in config/wharf.yaml and the code that
+ * reads it ({@code topic.get(TopicConfiguration.KEY)}). Immutable: {@link #with} makes a changed copy, checked by
+ * {@link #check}.
  */
-public record TopicDefinition(String filter, Long maxBytes, String policy) {
+public final class TopicDefinition {
 
-    /**
-     * Reads an entry of {@code topics:} (its keys, {@link TopicConfiguration}, are the components' names) and checks
-     * each against its rules, naming the file and its line.
-     */
-    static TopicDefinition read(Settings entry) {
-        SettingValues values = SettingValues.ofEntry(entry, TopicConfiguration.class);
-        entry.refuseUnknown();
-        TopicDefinition topic = new TopicDefinition(values.get(TopicConfiguration.FILTER),
-                values.get(TopicConfiguration.MAX_BYTES), values.get(TopicConfiguration.POLICY));
-        values.named(topic.owner(entry.path())).check();
-        return topic;
+    /** The keys of an entry ({@link TopicConfiguration}), in declaration order: found once. */
+    private static final List<Setting<?>> KEYS = Setting.declaredIn(TopicConfiguration.class);
+
+    /** The value of each key of {@link TopicConfiguration}, named for errors as the entry's. */
+    private final SettingValues values;
+
+    private TopicDefinition(SettingValues values) {
+        this.values = values;
     }
 
     /**
-     * Checks each setting but the filter against its rules ({@link TopicConfiguration}).
+     * Reads an entry of {@code topics:}, each key through its {@link TopicConfiguration} setting, and checks each
+     * against its rules, naming the file and its line.
+     *
+     * @throws ConfigurationException for an unknown key, or a value of the wrong type or refused
+     */
+    static TopicDefinition read(Settings entry) {
+        // its keys by their names, not by the entry's path (topics[1].maxBytes): compared as any entry's
+        SettingValues values = SettingValues.defaults("", KEYS).read(entry);
+        entry.refuseUnknown();
+        TopicDefinition topic = new TopicDefinition(values.named(owner(values.get(TopicConfiguration.FILTER),
+                entry.path())));
+        topic.check();
+        return topic;
+    }
+
+    /** The entry for the subscriptions under {@code filter}, with every other key at its default (none). */
+    public static TopicDefinition of(String filter) {
+        return new TopicDefinition(SettingValues.defaults("", KEYS).named(owner(filter, "topics"))
+                .with(TopicConfiguration.FILTER, filter));
+    }
+
+    /** The value of {@code setting}, one of {@link TopicConfiguration}'s: null for none (its default). */
+    public <T> T get(Setting<T> setting) {
+        return values.get(setting);
+    }
+
+    /** This entry with {@code setting} (one of {@link TopicConfiguration}'s) at {@code value}; see {@link #check}. */
+    public <T> TopicDefinition with(Setting<T> setting, T value) {
+        return new TopicDefinition(values.with(setting, value));
+    }
+
+    /** The topic filter the entry covers. */
+    public String filter() {
+        return values.get(TopicConfiguration.FILTER);
+    }
+
+    /**
+     * Checks each setting against its rules ({@link TopicConfiguration}); the filter is the queue manager's settings'
+     * to check (given, and given once).
      *
      * @throws ConfigurationException naming the topic filter, the setting, its value and what it must be
      */
     public void check() {
-        SettingValues.defaults("", TopicConfiguration.class).named(owner("topics"))
-                .with(TopicConfiguration.FILTER, filter).with(TopicConfiguration.MAX_BYTES, maxBytes)
-                .with(TopicConfiguration.POLICY, policy).check();
+        values.check();
     }
 
-    /** This entry as errors name it: {@code topic 'prices/#'}, or {@code unnamed} when it has no filter. */
-    private String owner(String unnamed) {
+    /** An entry as errors name it: {@code topic 'prices/#'}, or {@code unnamed} when it has no filter. */
+    private static String owner(String filter, String unnamed) {
         return filter == null || filter.isBlank() ? unnamed : "topic '" + filter + "'";
+    }
+
+    /** Whether {@code other} is an entry with the same value of every key. */
+    @Override
+    public boolean equals(Object other) {
+        return other instanceof TopicDefinition that && values.equals(that.values);
+    }
+
+    @Override
+    public int hashCode() {
+        return values.hashCode();
+    }
+
+    /** {@code topic 'prices/#' [filter=prices/#, maxBytes=100000, policy=drop]}. */
+    @Override
+    public String toString() {
+        return owner(filter(), "topics") + " " + values;
     }
 }

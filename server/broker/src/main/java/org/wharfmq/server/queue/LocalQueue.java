@@ -1,6 +1,7 @@
 package org.wharfmq.server.queue;
 
 import io.netty.buffer.ByteBuf;
+import io.netty.buffer.ByteBufAllocator;
 import org.wharfmq.protocol.frame.ErrorCode;
 import org.wharfmq.protocol.message.MessageHeaders;
 import org.wharfmq.protocol.selector.Selector;
@@ -8,13 +9,11 @@ import org.wharfmq.server.LockOrder;
 import org.wharfmq.server.OrderedLock;
 import org.wharfmq.server.WharfException;
 import org.wharfmq.server.config.MemoryPolicy;
-import org.wharfmq.server.config.QueueConfiguration;
 import org.wharfmq.server.config.QueueDefinition;
 import org.wharfmq.server.store.Persistence;
 import org.wharfmq.server.store.StoreCompletion;
 
 import java.time.InstantSource;
-import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
 import java.util.concurrent.Executor;
@@ -24,17 +23,21 @@ import java.util.function.IntConsumer;
 
 /**
  * A named point-to-point queue: messages in priority order (JMS priority 9 first), FIFO within a priority, handed to
- * its consumers as their credit allows. This class is the queue's way in (every caller outside the package uses it),
- * its life (reservations, attachments, deletion) and its one lock; each of its other concerns is a class of its own,
- * owned by the queue and run under its lock:
+ * its consumers as their credit allows. This class is the queue's way in (every caller outside the package uses it:
+ * a message reserved, offered, given back, acknowledged; consumers registered and given credit) and its one lock;
+ * each of its concerns is a class of its own, owned by the queue and run under its lock:
  *
  * <ul>
  *   <li>{@link QueueDispatch}: the waiting messages (a list per priority, the correlation index) and the consumers,
- *       a message handed to one with credit that wants it, else linked;</li>
+ *       a message handed to one with credit that wants it, else linked or paged, a consumer's credit filled;</li>
  *   <li>{@link QueueAccounting}: depth and depth limit, the memory held against the queue's budget and the server's,
  *       the producers held back, the drop policy, depth events and the management view's counters;</li>
- *   <li>{@link QueueAdministration}: what operators see and do (snapshot, settings, browse, move and clear);</li>
+ *   <li>{@link QueueAdministration}: what operators see and do (the queue's numbers, snapshot, browse, move and
+ *       clear);</li>
+ *   <li>{@link QueueBackout}: the backout threshold and queue, and the messages backed out too often;</li>
  *   <li>{@link QueueRecovery}: the messages recovered from the store at start, and the backouts due then;</li>
+ *   <li>{@link QueueLife}: whether it is in use (consumers and browsers attached) or deleted, its deletion when
+ *       unused, and its end (every message it holds discarded when it is deleted or the server stops);</li>
  *   <li>{@link QueuePaging}: the paged messages, written and read back by the {@link Pager}'s thread, with its
  *       {@link PagedLookups} (consumers' selectors among the paged messages) and {@link PagingDiskFailure}. The
  *       queue and paging meet at two interfaces that list the whole seam: the queue's side asks paging what
@@ -58,8 +61,8 @@ import java.util.function.IntConsumer;
  * <h2>Deletion when unused</h2>
  * A queue created by use ({@link #autoCreated}) is <i>unused</i> while its depth is 0 (no message waiting,
  * delivered, reserved by an open transaction or waiting for its delivery time) and no consumer or browser is
- * {@link #attach attached}; it remembers since when. {@link #deleteIfUnused} deletes it once that has lasted the
- * delay, under the lock, so nothing can use it in between: a reservation or attachment that comes later finds it
+ * {@link #attach attached}; it remembers since when ({@link QueueLife}). {@link #deleteIfUnused} deletes it once that
+ * has lasted the delay, under the lock, so nothing can use it in between: a reservation or attachment that comes later finds it
  * deleted and fails ({@link #reserve} false, {@link #attach} false), and its caller looks the queue up again, which
  * finds or creates its successor. Nothing is ever offered to a deleted auto-created queue, since only a reservation
  * can lead to an offer. Time is read from the queue manager's clock, never from the system directly.
@@ -90,8 +93,6 @@ public final class LocalQueue {
     private final Persistence persistence;
     private final boolean journaled;
     private final boolean temporary;
-    /** Written under the lock (an administrator's definition keeps the queue: {@link #keep}); read racily to skip. */
-    private volatile boolean autoCreated;
     private final InstantSource clock;
     private final DeadLetters deadLetters;
 
@@ -103,28 +104,11 @@ public final class LocalQueue {
     private final QueuePager paging;
     private final QueueAdministration administration;
     private final QueueRecovery recovery;
+    private final QueueBackout backout;
+    /** Whether it is in use or deleted, and its end ({@link QueueLife}); guarded by the lock. */
+    private final QueueLife life;
 
     private long nextSequence = 1;
-    /** How many backouts a message may have before it is moved instead of given back; 0: never moved. Under the lock. */
-    private int backoutThreshold;
-    /** Where a message over the threshold goes; null: the dead-letter queue. Under the lock. */
-    private String backoutQueue;
-    /** Messages backed out too often, off the lists, for {@link #unlock()} to move to the backout queue. */
-    private final ArrayList<QueuedMessage> backingOut = new ArrayList<>(0);
-    /**
-     * Deleted by an administrator: like a deleted auto-created queue it refuses reservations and attachments, so
-     * that whoever looked it up just before looks the name up again (finding its successor, or nothing).
-     */
-    private boolean retired;
-    /** Consumers and browsers attached ({@link #attach}): an auto-created queue is not deleted while there are any. */
-    private int attached;
-    /** When an auto-created queue last became unused (depth 0, nothing attached); meaningful only while unused. */
-    private long unusedSince;
-    /**
-     * A deleted queue (temporary queue, ended subscription) keeps nothing: messages that reach it are discarded. A
-     * deleted auto-created queue (deleted when unused) refuses reservations and attachments instead.
-     */
-    private boolean deleted;
 
     /**
      * A queue defined in the configuration, on the system clock.
@@ -150,18 +134,19 @@ public final class LocalQueue {
         this.name = name;
         this.lock = new OrderedLock(LockOrder.Rank.QUEUE, "queue '" + name + "'");
         this.accounting = new QueueAccounting(name, lock, clock, maxDepth, maxDepthSetOnQueue, limit, budget);
-        this.dispatch = new QueueDispatch(this, lock);
-        this.paging = new QueuePaging(new PagingSide(), name, journaled, lock, pager, budget, dispatch.arena(), clock,
+        CompactionArena arena = new CompactionArena(ByteBufAllocator.DEFAULT);
+        this.paging = new QueuePaging(new PagingSide(), name, journaled, lock, pager, budget, arena, clock,
                 persistence);
+        this.dispatch = new QueueDispatch(this, lock, arena, accounting, paging);
+        this.backout = new QueueBackout(lock);
         this.administration = new QueueAdministration(this, lock, dispatch, accounting, paging, clock);
-        this.recovery = new QueueRecovery(this, dispatch, accounting, paging);
+        this.recovery = new QueueRecovery(this, dispatch, accounting, paging, backout);
+        this.life = new QueueLife(this, lock, clock, autoCreated, accounting, dispatch, paging, persistence);
         this.deadLetters = deadLetters;
         this.journaled = journaled;
         this.persistence = persistence;
         this.temporary = temporary;
-        this.autoCreated = autoCreated;
         this.clock = clock;
-        this.unusedSince = autoCreated ? clock.millis() : 0;
     }
 
     /** A queue defined in the configuration: never deleted. */
@@ -231,37 +216,22 @@ public final class LocalQueue {
 
     /** Whether this queue was created by use: it is deleted once unused for the auto-delete delay. */
     public boolean autoCreated() {
-        return autoCreated;
+        return life.autoCreated();
     }
 
     /** How many consumers are registered (temporary queues may not be deleted while they have any). */
     public int consumerCount() {
-        lock.lock();
-        try {
-            return dispatch.consumerCount();
-        } finally {
-            lock.unlock();
-        }
+        return administration.consumerCount();
     }
 
     /** The most messages this queue holds. */
     public long maxDepth() {
-        lock.lock();
-        try {
-            return accounting.maxDepth();
-        } finally {
-            lock.unlock();
-        }
+        return administration.maxDepth();
     }
 
     /** Messages the queue is responsible for: waiting, delivered but unacknowledged, or sent in an open transaction. */
     public long depth() {
-        lock.lock();
-        try {
-            return accounting.depth();
-        } finally {
-            lock.unlock();
-        }
+        return administration.depth();
     }
 
     /**
@@ -289,7 +259,7 @@ public final class LocalQueue {
         boolean serverDiskSpent = false;
         lock.lock();
         try {
-            if (!deleted) {
+            if (!life.deleted()) {
                 QueuePager.PageFull pageFull = paging.pageFull();
                 if (accounting.blocksOverBudget() || pageFull == QueuePager.PageFull.OWN_BUDGET) {
                     accounting.holdBack(task);
@@ -312,12 +282,7 @@ public final class LocalQueue {
      * administration and tests.
      */
     public int producersHeldBack() {
-        lock.lock();
-        try {
-            return accounting.heldBack();
-        } finally {
-            lock.unlock();
-        }
+        return administration.producersHeldBack();
     }
 
     /** The queue's own memory budget and policy. */
@@ -327,22 +292,12 @@ public final class LocalQueue {
 
     /** The memory of the messages depth counts, in bytes, each as {@link QueuedMessage#memoryBytes()} counts it. */
     public long heldBytes() {
-        lock.lock();
-        try {
-            return accounting.heldBytes();
-        } finally {
-            lock.unlock();
-        }
+        return administration.heldBytes();
     }
 
     /** Messages the drop policy has dropped over the queue's life. */
     public long dropped() {
-        lock.lock();
-        try {
-            return accounting.dropped();
-        } finally {
-            lock.unlock();
-        }
+        return administration.dropped();
     }
 
     /**
@@ -359,12 +314,7 @@ public final class LocalQueue {
      * lock, for administration and tests, never on a message's path.
      */
     public long retainedBufferBytes() {
-        lock.lock();
-        try {
-            return dispatch.retainedBufferBytes();
-        } finally {
-            lock.unlock();
-        }
+        return administration.retainedBufferBytes();
     }
 
     /**
@@ -372,12 +322,7 @@ public final class LocalQueue {
      * tests prove that a reply finds its correlation-id consumer without looking at any other.
      */
     public long consumerVisits() {
-        lock.lock();
-        try {
-            return dispatch.consumerVisits();
-        } finally {
-            lock.unlock();
-        }
+        return administration.consumerVisits();
     }
 
     // ---- a message's way: reserve, offer, deliver, acknowledge ----
@@ -394,8 +339,8 @@ public final class LocalQueue {
     public boolean reserve(QueuedMessage message) {
         lock.lock();
         try {
-            if (deleted) {
-                if (autoCreated || retired) {
+            if (life.deleted()) {
+                if (life.refusesUse()) {
                     return false;
                 }
                 if (temporary) {
@@ -513,11 +458,7 @@ public final class LocalQueue {
     public boolean attach() {
         lock.lock();
         try {
-            if (deleted && (autoCreated || retired)) {
-                return false;
-            }
-            attached++;
-            return true;
+            return life.attach();
         } finally {
             lock.unlock();
         }
@@ -527,8 +468,7 @@ public final class LocalQueue {
     public void detach() {
         lock.lock();
         try {
-            attached--;
-            noteIfUnused();
+            life.detach();
         } finally {
             lock.unlock();
         }
@@ -544,11 +484,7 @@ public final class LocalQueue {
     boolean deleteIfUnused(long now, long delay) {
         lock.lock();
         try {
-            if (!autoCreated || deleted || accounting.depth() > 0 || attached > 0 || now - unusedSince < delay) {
-                return false;
-            }
-            deleted = true;
-            return true;
+            return life.deleteIfUnused(now, delay);
         } finally {
             lock.unlock();
         }
@@ -583,17 +519,10 @@ public final class LocalQueue {
         lock.lock();
         try {
             accounting.countEnqueued();
-            if (deleted || message.isExpiredAt(now)) {
+            if (life.deleted() || message.isExpiredAt(now)) {
                 discard(message);
-            } else if (paging.hasPaged()) {
-                receiver = pageOut(message); // FIFO: nothing overtakes a paged message its receiver would take
             } else {
-                receiver = dispatch.waitingConsumerFor(message);
-                if (receiver == null) {
-                    linkOrPage(message);
-                } else {
-                    dispatch.handOver(receiver, message);
-                }
+                receiver = dispatch.place(message);
             }
         } finally {
             unlock();
@@ -636,21 +565,15 @@ public final class LocalQueue {
         try {
             for (int i = 0; i < messages.size(); i++) {
                 QueuedMessage message = messages.get(i);
-                if (deleted || message.isExpiredAt(now)) {
+                if (life.deleted() || message.isExpiredAt(now)) {
                     discard(message);
                     continue;
                 }
-                if (backedOutTooOften(message)) {
-                    backingOut.add(message);
+                if (backout.tooOften(message)) {
+                    backout.backOut(message);
                     continue;
                 }
-                QueueConsumer receiver = dispatch.waitingConsumerFor(message);
-                if (receiver == null) {
-                    dispatch.linkOrSetAside(message);
-                } else {
-                    dispatch.handOver(receiver, message);
-                    receivers = QueueDispatch.addReceiver(receivers, receiver);
-                }
+                receivers = dispatch.placeReturned(message, receivers);
             }
         } finally {
             unlock();
@@ -677,7 +600,7 @@ public final class LocalQueue {
             }
             accounting.lowerDepth();
             letGo(message);
-            noteIfUnused();
+            life.noteIfUnused();
         } finally {
             unlock();
         }
@@ -699,9 +622,7 @@ public final class LocalQueue {
         boolean delivered;
         lock.lock();
         try {
-            dispatch.addConsumer(consumer);
-            paging.addConsumer(consumer);
-            delivered = fill(consumer, clock.millis());
+            delivered = dispatch.addConsumer(consumer, clock.millis());
         } finally {
             unlock();
         }
@@ -715,7 +636,6 @@ public final class LocalQueue {
         lock.lock();
         try {
             dispatch.removeConsumer(consumer);
-            paging.removeConsumer(consumer);
         } finally {
             lock.unlock();
         }
@@ -727,7 +647,7 @@ public final class LocalQueue {
         lock.lock();
         try {
             consumer.window().add(credit);
-            delivered = fill(consumer, clock.millis());
+            delivered = dispatch.fill(consumer, clock.millis());
         } finally {
             unlock();
         }
@@ -752,7 +672,7 @@ public final class LocalQueue {
         lock.lock();
         try {
             consumer.window().reset();
-            delivered = fill(consumer, clock.millis());
+            delivered = dispatch.fill(consumer, clock.millis());
         } finally {
             unlock();
         }
@@ -772,10 +692,7 @@ public final class LocalQueue {
         QueuedMessage message;
         lock.lock();
         try {
-            message = dispatch.take(consumer.selector(), clock.millis());
-            if (message != null) {
-                dispatch.handOver(consumer, message);
-            }
+            message = dispatch.pull(consumer, clock.millis());
         } finally {
             unlock();
         }
@@ -783,28 +700,6 @@ public final class LocalQueue {
             consumer.flushDeliveries();
         }
         return message != null;
-    }
-
-    /**
-     * Sends waiting messages to the consumer while it has credit, then, while the queue pages and it still has
-     * credit, has the paging thread look for its match among the paged messages. Under the lock.
-     *
-     * @return whether it sent any
-     */
-    private boolean fill(QueueConsumer consumer, long now) {
-        boolean delivered = false;
-        while (consumer.window().hasCredit()) {
-            QueuedMessage m = dispatch.take(consumer.selector(), now);
-            if (m == null) {
-                break;
-            }
-            dispatch.handOver(consumer, m);
-            delivered = true;
-        }
-        if (paging.hasPaged() && consumer.window().hasCredit()) {
-            paging.lookFor(consumer);
-        }
-        return delivered;
     }
 
     // ---- administration and browsing: QueueAdministration's, never on a message's way ----
@@ -878,9 +773,7 @@ public final class LocalQueue {
         lock.lock();
         try {
             accounting.configure(maxDepth, memoryLimit, definition, events);
-            Integer threshold = definition.get(QueueConfiguration.BACKOUT_THRESHOLD);
-            backoutThreshold = threshold == null ? 0 : threshold;
-            backoutQueue = definition.get(QueueConfiguration.BACKOUT_QUEUE);
+            backout.configure(definition);
         } finally {
             unlock();
         }
@@ -912,7 +805,7 @@ public final class LocalQueue {
     void keep() {
         lock.lock();
         try {
-            autoCreated = false;
+            life.keep();
         } finally {
             lock.unlock();
         }
@@ -923,12 +816,7 @@ public final class LocalQueue {
      * held. For administration and tests.
      */
     public long paged() {
-        lock.lock();
-        try {
-            return paging.paged();
-        } finally {
-            lock.unlock();
-        }
+        return administration.paged();
     }
 
     /**
@@ -936,22 +824,12 @@ public final class LocalQueue {
      * and tries again every {@link org.wharfmq.server.Configuration#PAGE_RETRY_MILLIS}), or null while they can.
      */
     public String pagingFailure() {
-        lock.lock();
-        try {
-            return paging.diskFailure();
-        } finally {
-            lock.unlock();
-        }
+        return administration.pagingFailure();
     }
 
     /** The bytes of the paged messages' records, as the disk budgets count them. */
     public long pagedBytes() {
-        lock.lock();
-        try {
-            return paging.pagedBytes();
-        } finally {
-            lock.unlock();
-        }
+        return administration.pagedBytes();
     }
 
     /**
@@ -959,22 +837,12 @@ public final class LocalQueue {
      * (on disk or not written yet), over the queue's life: tests check that a waiting consumer looks at each once.
      */
     public long recordsScanned() {
-        lock.lock();
-        try {
-            return paging.recordsScanned();
-        } finally {
-            lock.unlock();
-        }
+        return administration.recordsScanned();
     }
 
     /** How many distinct correlation ids the index holds messages for (tests check the index is kept tidy). */
     int indexedCorrelationIds() {
-        lock.lock();
-        try {
-            return dispatch.indexedCorrelationIds();
-        } finally {
-            lock.unlock();
-        }
+        return administration.indexedCorrelationIds();
     }
 
     // ---- recovery: QueueRecovery's ----
@@ -1029,25 +897,11 @@ public final class LocalQueue {
         return recovery.backOutRecovered();
     }
 
-    // ---- the queue's end ----
+    // ---- the queue's end: QueueLife's ----
 
     /** Releases every waiting message; the server is stopping. Delivered messages are released by their sessions. */
     public void clear() {
-        lock.lock();
-        try {
-            List<QueuedMessage> waiting = new ArrayList<>();
-            dispatch.unlinkAll(waiting);
-            for (QueuedMessage m : waiting) {
-                accounting.dropDepth(1); // the server stops: no event
-                letGo(m);
-                m.release();
-            }
-            List<QueuedMessage> unwritten = new ArrayList<>();
-            dropPaged(unwritten); // the pager deletes the page files as it closes
-            unwritten.forEach(QueuedMessage::release);
-        } finally {
-            unlock();
-        }
+        life.clear();
     }
 
     /**
@@ -1059,24 +913,7 @@ public final class LocalQueue {
      * @return how many waiting messages were discarded
      */
     public int delete() {
-        List<QueuedMessage> discarded = new ArrayList<>();
-        long onDisk;
-        boolean persistentPaged;
-        lock.lock();
-        try {
-            deleted = true;
-            accounting.wakeHeldBack(); // a deleted queue holds nobody back
-            unlinkAll(discarded);
-            persistentPaged = paging.anyPersistent();
-            onDisk = dropPaged(discarded);
-        } finally {
-            unlock();
-        }
-        forget(discarded, StoreCompletion.NONE);
-        if (onDisk > 0) {
-            paging.forgetStoreLater(persistentPaged, StoreCompletion.NONE);
-        }
-        return (int) Math.min(Integer.MAX_VALUE, discarded.size() + onDisk);
+        return life.delete();
     }
 
     /**
@@ -1088,75 +925,7 @@ public final class LocalQueue {
      * {@link QueueManager#deleteQueue}) and tells the consumers {@link Retirement#left()} their queue is gone.
      */
     Retirement retire(boolean force, StoreCompletion removed) {
-        List<QueuedMessage> discarded = new ArrayList<>();
-        List<QueueConsumer> left = new ArrayList<>();
-        long onDisk;
-        boolean persistentPaged;
-        long depthBefore;
-        int consumers;
-        int browsers;
-        lock.lock();
-        try {
-            depthBefore = accounting.depth();
-            consumers = dispatch.consumerCount();
-            browsers = attached - consumers;
-            if (!force && (depthBefore > 0 || attached > 0)) {
-                return new Retirement(false, depthBefore, consumers, browsers, 0, List.of());
-            }
-            deleted = true;
-            retired = true;
-            accounting.wakeHeldBack(); // a deleted queue holds nobody back
-            unlinkAll(discarded);
-            persistentPaged = paging.anyPersistent();
-            onDisk = dropPaged(discarded);
-            dispatch.addConsumersTo(left);
-        } finally {
-            unlock(); // wakes producers waiting for this queue's budget: a deleted queue holds nobody back
-        }
-        StoreCompletion whenRemoved = onDisk == 0 ? removed : Persistence.countdown(2, removed);
-        forget(discarded, whenRemoved);
-        if (onDisk > 0) {
-            paging.forgetStoreLater(persistentPaged, whenRemoved);
-        }
-        return new Retirement(true, depthBefore, consumers, browsers,
-                (int) Math.min(Integer.MAX_VALUE, discarded.size() + onDisk), left);
-    }
-
-    /** Removes messages taken off a deleted queue from the store ({@code removed} runs then) and releases them. */
-    private void forget(List<QueuedMessage> discarded, StoreCompletion removed) {
-        persistence.remove(discarded, removed);
-        discarded.forEach(QueuedMessage::release);
-    }
-
-    /** Takes every waiting message off the lists (and out of the depth and the memory budgets) into {@code out}. */
-    private void unlinkAll(List<QueuedMessage> out) {
-        int first = out.size();
-        dispatch.unlinkAll(out);
-        for (int i = first; i < out.size(); i++) {
-            accounting.lowerDepth();
-            letGo(out.get(i));
-        }
-    }
-
-    /**
-     * The queue is deleted or the server stops: its paged messages leave the depth and the disk budgets, and those
-     * not written yet go to {@code out}, out of the memory budgets too (as {@link #unlinkAll} does). Under the lock.
-     *
-     * @return how many were on disk (the paging thread forgets them: {@link QueuePager#forgetStoreLater})
-     */
-    private long dropPaged(List<QueuedMessage> out) {
-        if (!paging.hasPaged()) {
-            return 0;
-        }
-        int first = out.size();
-        long onDisk = paging.drop(out);
-        for (int i = first; i < out.size(); i++) {
-            accounting.dropDepth(1);
-            letGo(out.get(i));
-        }
-        accounting.dropDepth(onDisk);
-        noteIfUnused();
-        return onDisk;
+        return life.retire(force, removed);
     }
 
     // ---- under the lock, for the queue's parts ----
@@ -1172,18 +941,12 @@ public final class LocalQueue {
      * the budget. Every method that evaluates selectors, changes the depth or gives messages back unlocks with it.
      */
     void unlock() {
-        if (!dispatch.anyUndecodable() && backingOut.isEmpty() && !accounting.anythingDue()) {
+        if (!dispatch.anyUndecodable() && !backout.anyDue() && !accounting.anythingDue()) {
             lock.unlock();
             return;
         }
         List<QueuedMessage> moving = dispatch.takeUndecodable();
-        List<QueuedMessage> backedOut = List.of();
-        String backoutTarget = backoutQueue;
-        int threshold = backoutThreshold;
-        if (!backingOut.isEmpty()) {
-            backedOut = new ArrayList<>(backingOut);
-            backingOut.clear();
-        }
+        QueueBackout.Due backedOut = backout.takeDue();
         QueueEvents sink = accounting.eventSink();
         List<QueueEvent> events = accounting.takeEvents();
         List<Runnable> waking = accounting.takeWaking();
@@ -1191,17 +954,14 @@ public final class LocalQueue {
         for (QueuedMessage m : moving) {
             deadLetters.moveFromQueue(m, m.undecodable);
         }
-        for (QueuedMessage m : backedOut) {
-            deadLetters.backOut(m, backoutTarget, threshold);
-        }
+        backedOut.move(deadLetters);
         events.forEach(sink::publish);
         waking.forEach(Runnable::run);
     }
 
     /** Consumers and browsers attached; under the lock. */
     int attached() {
-        assert lock.isHeldByCurrentThread();
-        return attached;
+        return life.attached();
     }
 
     /** Numbers new messages above {@code sequence}; under the lock. */
@@ -1210,60 +970,8 @@ public final class LocalQueue {
         nextSequence = Math.max(nextSequence, sequence + 1);
     }
 
-    /** Whether {@code m} has been backed out more often than the threshold allows (as IBM MQ's BackoutCount >= BOTHRESH). */
-    boolean backedOutTooOften(QueuedMessage m) {
-        assert lock.isHeldByCurrentThread();
-        return backoutThreshold > 0 && m.deliveryCount() > backoutThreshold;
-    }
-
-    /** Whether a backout threshold is set; under the lock. */
-    boolean backsOut() {
-        assert lock.isHeldByCurrentThread();
-        return backoutThreshold > 0;
-    }
-
-    /** A message backed out too often, off the lists: moved to the backout queue once the lock is released. */
-    void backOut(QueuedMessage m) {
-        assert lock.isHeldByCurrentThread();
-        backingOut.add(m);
-    }
-
-    /** After the depth or the attachments went down: an auto-created queue now unused starts counting its time. */
-    private void noteIfUnused() {
-        if (autoCreated && accounting.depth() == 0 && attached == 0) {
-            unusedSince = clock.millis();
-        }
-    }
-
-    /** A message nobody took: linked, or paged when the queue pages and is over its budget (or the server's). */
-    private void linkOrPage(QueuedMessage m) {
-        if (accounting.pagingDue()) {
-            pageOut(m); // gives it to nobody: no consumer with credit accepts it
-        } else {
-            dispatch.linkOrSetAside(m);
-        }
-    }
-
-    /**
-     * Hands a message to the paging thread, unless a consumer with credit accepts it that has looked at every paged
-     * message (no older one is for it: see {@link QueuePager#pageOut}), or a selector found it undecodable: that one
-     * is set aside. Under the lock.
-     *
-     * @return the consumer it was handed over to, for the caller to flush once the lock is released (null: none)
-     */
-    QueueConsumer pageOut(QueuedMessage m) {
-        assert lock.isHeldByCurrentThread();
-        QueueConsumer receiver = paging.pageOut(m);
-        if (receiver != null) {
-            dispatch.handOver(receiver, m);
-        } else if (m.undecodable != null) {
-            dispatch.setAsideUnlinked(m);
-        }
-        return receiver;
-    }
-
     /** Stops counting a message the queue is no longer responsible for; under the lock. */
-    private void letGo(QueuedMessage m) {
+    void letGo(QueuedMessage m) {
         letGoBytes(m.memoryBytes());
     }
 
@@ -1287,12 +995,12 @@ public final class LocalQueue {
      */
     void discard(QueuedMessage m) {
         assert lock.isHeldByCurrentThread();
-        if (!deleted) {
+        if (!life.deleted()) {
             accounting.countExpired(); // every discard but a deleted queue's is an expiry
         }
         accounting.lowerDepth();
         letGo(m);
-        noteIfUnused();
+        life.noteIfUnused();
         persistence.remove(m);
         m.release();
     }
@@ -1317,7 +1025,7 @@ public final class LocalQueue {
 
         @Override
         public boolean deleted() {
-            return deleted;
+            return life.deletedForPaging();
         }
 
         @Override
@@ -1362,13 +1070,7 @@ public final class LocalQueue {
                 discard(m);
                 return receivers;
             }
-            QueueConsumer receiver = dispatch.waitingConsumerFor(m);
-            if (receiver == null) {
-                dispatch.linkOrSetAside(m);
-                return receivers;
-            }
-            dispatch.handOver(receiver, m);
-            return QueueDispatch.addReceiver(receivers, receiver);
+            return dispatch.placeReturned(m, receivers);
         }
 
         @Override

@@ -234,6 +234,7 @@ final class QueueAccounting {
 
     /** Whether an episode of drops goes on (a field read, for the queue to check whether it is over). */
     boolean dropping() {
+        assert lock.isHeldByCurrentThread();
         return droppedThisEpisode > 0;
     }
 

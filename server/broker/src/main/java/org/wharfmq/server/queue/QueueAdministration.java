@@ -52,6 +52,125 @@ final class QueueAdministration {
         }
     }
 
+    // ---- the queue's numbers, each read under its lock (see LocalQueue's accessors of the same names) ----
+
+    int consumerCount() {
+        lock.lock();
+        try {
+            return dispatch.consumerCount();
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    long maxDepth() {
+        lock.lock();
+        try {
+            return accounting.maxDepth();
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    long depth() {
+        lock.lock();
+        try {
+            return accounting.depth();
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    int producersHeldBack() {
+        lock.lock();
+        try {
+            return accounting.heldBack();
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    long heldBytes() {
+        lock.lock();
+        try {
+            return accounting.heldBytes();
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    long dropped() {
+        lock.lock();
+        try {
+            return accounting.dropped();
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    long retainedBufferBytes() {
+        lock.lock();
+        try {
+            return dispatch.retainedBufferBytes();
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    long consumerVisits() {
+        lock.lock();
+        try {
+            return dispatch.consumerVisits();
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    long paged() {
+        lock.lock();
+        try {
+            return paging.paged();
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    String pagingFailure() {
+        lock.lock();
+        try {
+            return paging.diskFailure();
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    long pagedBytes() {
+        lock.lock();
+        try {
+            return paging.pagedBytes();
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    long recordsScanned() {
+        lock.lock();
+        try {
+            return paging.recordsScanned();
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    int indexedCorrelationIds() {
+        lock.lock();
+        try {
+            return dispatch.indexedCorrelationIds();
+        } finally {
+            lock.unlock();
+        }
+    }
+
     void producerOpened() {
         lock.lock();
         try {

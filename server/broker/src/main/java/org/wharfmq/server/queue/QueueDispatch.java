@@ -1,7 +1,6 @@
 package org.wharfmq.server.queue;
 
 import io.netty.buffer.ByteBuf;
-import io.netty.buffer.ByteBufAllocator;
 import org.wharfmq.protocol.frame.MalformedFrameException;
 import org.wharfmq.protocol.selector.Selector;
 import org.wharfmq.server.OrderedLock;
@@ -17,8 +16,11 @@ import java.util.Set;
  * priority, 9 first) with a {@link CorrelationIndex} over them, and its consumers: those whose selector pins a
  * JMSCorrelationID are kept in the index under that id; all others ("general" consumers) are tried round-robin. A new
  * message goes straight to a consumer that has credit and wants it ({@link #waitingConsumerFor}: no enqueue, no
- * dequeue); only if there is none is it linked. A consumer that gains credit takes from the lists ({@link #take}): by
- * index lookup when its selector pins a correlation id, else the first match from the highest priority down.
+ * dequeue); only if there is none is it linked ({@link #place}), or, while the queue pages, handed to its paging
+ * ({@link QueuePager}, the one way dispatch reaches it): nothing overtakes a paged message. A consumer that gains
+ * credit takes from the lists ({@link #fill}, {@link #take}): by index lookup when its selector pins a correlation
+ * id, else the first match from the highest priority down; then, while messages are paged, has paging look for its
+ * match among them.
  *
  * <p>A message whose properties a selector cannot decode matches no selector: it is taken off the lists and kept
  * aside ({@link #takeUndecodable}) for the queue to move to the dead-letter queue once its lock is released.
@@ -35,9 +37,12 @@ final class QueueDispatch {
 
     private final LocalQueue queue;
     private final OrderedLock lock;
+    private final QueueAccounting accounting;
+    /** Where a message nobody takes goes while the queue pages, and where a consumer looks among the paged ones. */
+    private final QueuePager paging;
     private final MessageList[] byPriority = new MessageList[PRIORITIES];
     /** Right-sized copies of the messages that wait here; its current region is let go when none waits. */
-    private final CompactionArena arena = new CompactionArena(ByteBufAllocator.DEFAULT);
+    private final CompactionArena arena;
     /** Messages on the lists. */
     private int waiting;
     /** Whether any message waits on the lists; written under the lock as that changes, read without it. */
@@ -49,17 +54,16 @@ final class QueueDispatch {
     /** Messages a selector could not decode, off the lists, for the dead-letter queue once the lock is released. */
     private final ArrayList<QueuedMessage> undecodable = new ArrayList<>(0);
 
-    QueueDispatch(LocalQueue queue, OrderedLock lock) {
+    QueueDispatch(LocalQueue queue, OrderedLock lock, CompactionArena arena, QueueAccounting accounting,
+                  QueuePager paging) {
         this.queue = queue;
         this.lock = lock;
+        this.arena = arena;
+        this.accounting = accounting;
+        this.paging = paging;
         for (int p = 0; p < PRIORITIES; p++) {
             byPriority[p] = new MessageList();
         }
-    }
-
-    /** The queue's arena (messages read back from its page files are right-sized into it too). */
-    CompactionArena arena() {
-        return arena;
     }
 
     /** Whether messages wait on the lists, read without the lock (a hint). */
@@ -69,8 +73,20 @@ final class QueueDispatch {
 
     // ---- consumers ----
 
-    /** Registers a consumer: in the index under the correlation id its selector pins, else among the general ones. */
-    void addConsumer(QueueConsumer consumer) {
+    /**
+     * Registers a consumer (in the index under the correlation id its selector pins, else among the general ones, and
+     * with paging) and hands it what its credit allows ({@link #fill}).
+     *
+     * @return whether it was handed any
+     */
+    boolean addConsumer(QueueConsumer consumer, long now) {
+        assert lock.isHeldByCurrentThread();
+        register(consumer);
+        paging.addConsumer(consumer);
+        return fill(consumer, now);
+    }
+
+    private void register(QueueConsumer consumer) {
         assert lock.isHeldByCurrentThread();
         String correlationId = consumer.selector().requiredCorrelationId();
         if (correlationId != null) {
@@ -80,8 +96,14 @@ final class QueueDispatch {
         }
     }
 
-    /** Unregisters a consumer. */
+    /** Unregisters a consumer, here and with paging: from now on nothing more is handed to it. */
     void removeConsumer(QueueConsumer consumer) {
+        assert lock.isHeldByCurrentThread();
+        unregister(consumer);
+        paging.removeConsumer(consumer);
+    }
+
+    private void unregister(QueueConsumer consumer) {
         assert lock.isHeldByCurrentThread();
         String correlationId = consumer.selector().requiredCorrelationId();
         if (correlationId != null) {
@@ -142,6 +164,101 @@ final class QueueDispatch {
     }
 
     // ---- handing over ----
+
+    /**
+     * Places a message offered to the queue: to the paging thread while anything is paged (nothing overtakes a paged
+     * message), else to a waiting consumer with credit that wants it, else linked (or paged, when the queue pages and
+     * is over its budget).
+     *
+     * @return the consumer it was handed to, for the caller to flush once the lock is released (null: none)
+     */
+    QueueConsumer place(QueuedMessage m) {
+        assert lock.isHeldByCurrentThread();
+        if (paging.hasPaged()) {
+            return pageOut(m); // FIFO: nothing overtakes a paged message its receiver would take
+        }
+        QueueConsumer receiver = waitingConsumerFor(m);
+        if (receiver != null) {
+            handOver(receiver, m);
+        } else if (accounting.pagingDue()) {
+            pageOut(m); // gives it to nobody: no consumer with credit accepts it
+        } else {
+            linkOrSetAside(m);
+        }
+        return receiver;
+    }
+
+    /**
+     * Places a message that comes back (given back after a rollback, or read back from the page files): to a waiting
+     * consumer with credit that wants it, else linked where its sequence puts it.
+     *
+     * @return {@code receivers} with the consumer it was handed to, if any (created when null)
+     */
+    List<QueueConsumer> placeReturned(QueuedMessage m, List<QueueConsumer> receivers) {
+        assert lock.isHeldByCurrentThread();
+        QueueConsumer receiver = waitingConsumerFor(m);
+        if (receiver == null) {
+            linkOrSetAside(m);
+            return receivers;
+        }
+        handOver(receiver, m);
+        return addReceiver(receivers, receiver);
+    }
+
+    /**
+     * Hands a message to the paging thread, unless a consumer with credit accepts it that has looked at every paged
+     * message (no older one is for it: see {@link QueuePager#pageOut}), or a selector found it undecodable: that one
+     * is set aside.
+     *
+     * @return the consumer it was handed over to, for the caller to flush once the lock is released (null: none)
+     */
+    QueueConsumer pageOut(QueuedMessage m) {
+        assert lock.isHeldByCurrentThread();
+        QueueConsumer receiver = paging.pageOut(m);
+        if (receiver != null) {
+            handOver(receiver, m);
+        } else if (m.undecodable != null) {
+            setAsideUnlinked(m);
+        }
+        return receiver;
+    }
+
+    /**
+     * Hands waiting messages to the consumer while it has credit, then, while the queue pages and it still has
+     * credit, has the paging thread look for its match among the paged messages.
+     *
+     * @return whether it handed any
+     */
+    boolean fill(QueueConsumer consumer, long now) {
+        assert lock.isHeldByCurrentThread();
+        boolean delivered = false;
+        while (consumer.window().hasCredit()) {
+            QueuedMessage m = take(consumer.selector(), now);
+            if (m == null) {
+                break;
+            }
+            handOver(consumer, m);
+            delivered = true;
+        }
+        if (paging.hasPaged() && consumer.window().hasCredit()) {
+            paging.lookFor(consumer);
+        }
+        return delivered;
+    }
+
+    /**
+     * Hands one matching waiting message to the consumer whether or not it has credit (PULL), spending a credit.
+     *
+     * @return the message handed, or null
+     */
+    QueuedMessage pull(QueueConsumer consumer, long now) {
+        assert lock.isHeldByCurrentThread();
+        QueuedMessage m = take(consumer.selector(), now);
+        if (m != null) {
+            handOver(consumer, m);
+        }
+        return m;
+    }
 
     /** A consumer with credit whose selector accepts {@code m}: its correlation-id waiters first, then round-robin. */
     QueueConsumer waitingConsumerFor(QueuedMessage m) {
@@ -334,6 +451,7 @@ final class QueueDispatch {
 
     /** Whether undecodable messages wait to be moved once the lock is released. */
     boolean anyUndecodable() {
+        assert lock.isHeldByCurrentThread();
         return !undecodable.isEmpty();
     }
 

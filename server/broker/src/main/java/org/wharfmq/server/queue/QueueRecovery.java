@@ -15,12 +15,15 @@ final class QueueRecovery {
     private final QueueDispatch dispatch;
     private final QueueAccounting accounting;
     private final QueuePager paging;
+    private final QueueBackout backout;
 
-    QueueRecovery(LocalQueue queue, QueueDispatch dispatch, QueueAccounting accounting, QueuePager paging) {
+    QueueRecovery(LocalQueue queue, QueueDispatch dispatch, QueueAccounting accounting, QueuePager paging,
+                  QueueBackout backout) {
         this.queue = queue;
         this.dispatch = dispatch;
         this.accounting = accounting;
         this.paging = paging;
+        this.backout = backout;
     }
 
     /** See {@link LocalQueue#restore}. */
@@ -49,9 +52,9 @@ final class QueueRecovery {
                 return 0;
             }
             // one backed out too often stays in memory: backOutRecovered() moves it before any consumer sees it
-            if (!queue.backedOutTooOften(message) && (paging.hasPaged() || accounting.pagingDue())) {
+            if (!backout.tooOften(message) && (paging.hasPaged() || accounting.pagingDue())) {
                 pagedBytes = message.memoryBytes(); // read before the paging thread may write and release it
-                queue.pageOut(message);
+                dispatch.pageOut(message);
             } else {
                 dispatch.link(message);
             }
@@ -66,16 +69,16 @@ final class QueueRecovery {
         int moved = 0;
         queue.lock();
         try {
-            if (!queue.backsOut()) {
+            if (!backout.backsOut()) {
                 return 0;
             }
             for (int p = 0; p <= LocalQueue.HIGHEST_PRIORITY; p++) {
                 QueuedMessage m = dispatch.list(p).head;
                 while (m != null) {
                     QueuedMessage next = m.next;
-                    if (queue.backedOutTooOften(m)) {
+                    if (backout.tooOften(m)) {
                         dispatch.unlink(m);
-                        queue.backOut(m);
+                        backout.backOut(m);
                         moved++;
                     }
                     m = next;

@@ -2,6 +2,7 @@ package org.wharfmq.server.store;
 
 import org.wharfmq.server.config.ConfigurationException;
 import org.wharfmq.server.config.QueueDefinition;
+import org.wharfmq.server.config.QueueConfiguration;
 import org.wharfmq.server.config.QueueReference;
 
 import java.io.IOException;
@@ -35,7 +36,8 @@ import java.util.Map;
  * ({@link QueueDefinition#attributes}, {@link QueueDefinition#read(String, Map, String)}); one left out has its
  * default. A queue alias, remote
  * queue or queue-manager alias ({@link QueueReference}) is a line with {@code type=alias} or {@code type=remote} and
- * its {@code target}, {@code remoteQueue}, {@code remoteQueueManager} and {@code transmissionQueue}.
+ * its other keys ({@code QueueConfiguration.Reference}: {@code target}, {@code remoteQueue}...), written and read
+ * back the same way ({@link QueueReference#attributes}, {@link QueueReference#read(String, Map, String)}).
  *
  * <h2>Atomic writes</h2>
  * A new version is written to {@value #FILE_NAME}{@code .tmp}, forced to the disk, renamed over the old one
@@ -68,14 +70,8 @@ public final class QueueDefinitionFile {
 
     /** The file's name in the data directory. */
     public static final String FILE_NAME = "queues.def";
-    private static final String TYPE = "type";
-    private static final String TARGET = "target";
-    private static final String REMOTE_QUEUE = "remoteQueue";
-    private static final String REMOTE_QUEUE_MANAGER = "remoteQueueManager";
-    private static final String TRANSMISSION_QUEUE = "transmissionQueue";
-    /** The settings of a {@link QueueReference}, as config/wharf.yaml names them (a queue's are its own). */
-    private static final List<String> REFERENCE_KEYS = List.of(TYPE, TARGET, REMOTE_QUEUE, REMOTE_QUEUE_MANAGER,
-            TRANSMISSION_QUEUE);
+    /** The key that makes a line a {@link QueueReference}'s, as config/wharf.yaml names it. */
+    private static final String TYPE = QueueConfiguration.Reference.TYPE.key();
 
     /**
      * What the file keeps.
@@ -177,25 +173,11 @@ public final class QueueDefinitionFile {
                     StandardCharsets.UTF_8));
         }
         try {
-            return settings.containsKey(TYPE) ? reference(name, settings) : QueueDefinition.read(name, settings,
-                    "the line");
+            return settings.containsKey(TYPE) ? QueueReference.read(name, settings, "the line")
+                    : QueueDefinition.read(name, settings, "the line");
         } catch (ConfigurationException e) {
             throw bad(number, e.getMessage());
         }
-    }
-
-    /** A line with a type: a queue alias, remote queue or queue-manager alias. */
-    private static QueueReference reference(String name, Map<String, String> settings) {
-        for (String key : settings.keySet()) {
-            if (!REFERENCE_KEYS.contains(key)) {
-                throw new ConfigurationException("unknown setting '" + key + "' of a queue of type "
-                        + settings.get(TYPE) + " (known: " + String.join(", ", REFERENCE_KEYS) + ")");
-            }
-        }
-        QueueReference reference = new QueueReference(name, settings.get(TYPE), settings.get(TARGET),
-                settings.get(REMOTE_QUEUE), settings.get(REMOTE_QUEUE_MANAGER), settings.get(TRANSMISSION_QUEUE));
-        reference.check();
-        return reference;
     }
 
     private ConfigurationException bad(int line, String what) {
@@ -230,11 +212,7 @@ public final class QueueDefinitionFile {
         }
         for (QueueReference r : references) {
             text.append(URLEncoder.encode(r.name(), StandardCharsets.UTF_8));
-            append(text, TYPE, r.type());
-            append(text, TARGET, r.target());
-            append(text, REMOTE_QUEUE, r.remoteQueue());
-            append(text, REMOTE_QUEUE_MANAGER, r.remoteQueueManager());
-            append(text, TRANSMISSION_QUEUE, r.transmissionQueue());
+            r.attributes().forEach((key, value) -> append(text, key, value));
             text.append('\n');
         }
         byte[] content = text.toString().getBytes(StandardCharsets.UTF_8);

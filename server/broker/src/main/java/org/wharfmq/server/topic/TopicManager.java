@@ -13,6 +13,7 @@ import org.wharfmq.server.OrderedLock;
 import org.wharfmq.server.WharfException;
 import org.wharfmq.server.config.ServerConfig;
 import org.wharfmq.server.config.MemoryPolicy;
+import org.wharfmq.server.config.TopicConfiguration;
 import org.wharfmq.server.config.TopicDefinition;
 import org.wharfmq.server.queue.CompactionArena;
 import org.wharfmq.server.queue.LocalQueue;
@@ -127,10 +128,12 @@ public final class TopicManager {
         for (TopicDefinition t : topicSettings) {
             if (TopicNames.matches(t.filter(), filter)) {
                 String where = "topic '" + t.filter() + "'";
-                MemoryPolicy policy = t.policy() == null ? defaultPolicy : MemoryPolicy.parse(t.policy(), "policy of " + where);
-                return t.maxBytes() == null
+                String named = t.get(TopicConfiguration.POLICY);
+                Long maxBytes = t.get(TopicConfiguration.MAX_BYTES);
+                MemoryPolicy policy = named == null ? defaultPolicy : MemoryPolicy.parse(named, "policy of " + where);
+                return maxBytes == null
                         ? limit(defaultSubscriptionBytes, policy, description, "setting maxSubscriptionBytes")
-                        : limit(t.maxBytes(), policy, description, "setting maxBytes of " + where);
+                        : limit(maxBytes, policy, description, "setting maxBytes of " + where);
             }
         }
         return limit(defaultSubscriptionBytes, defaultPolicy, description, "setting maxSubscriptionBytes");

@@ -17,6 +17,7 @@ import org.wharfmq.server.config.ServerConfig;
 import org.wharfmq.server.config.Setting;
 import org.wharfmq.server.config.TlsConfig;
 import org.wharfmq.server.config.TlsConfiguration;
+import org.wharfmq.server.config.TopicConfiguration;
 import org.wharfmq.server.config.TopicDefinition;
 import org.wharfmq.server.flow.FlowConfig;
 import org.wharfmq.server.flow.FlowHostSettings;
@@ -743,7 +744,8 @@ class ConfigurationFileTest {
         assertEquals(5_000_000L, config.maxSubscriptionBytes());
         assertEquals(65_536, config.producerWindowBytes());
         assertEquals(1_048_576L, config.fanOutWindowBytes());
-        assertEquals(List.of(new TopicDefinition("prices/#", 100_000L, "drop"), new TopicDefinition("orders/+", null, null)),
+        assertEquals(List.of(TopicDefinition.of("prices/#").with(TopicConfiguration.MAX_BYTES, 100_000L)
+                        .with(TopicConfiguration.POLICY, "drop"), TopicDefinition.of("orders/+")),
                 config.topics());
         assertEquals(List.of(QueueDefinition.named("ORDERS").with(QueueConfiguration.MAX_BYTES, 2_000_000L)
                         .with(QueueConfiguration.POLICY, "block"),

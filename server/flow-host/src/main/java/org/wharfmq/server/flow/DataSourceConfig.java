@@ -1,6 +1,7 @@
 package org.wharfmq.server.flow;
 
 import org.wharfmq.server.config.ConfigurationException;
+import org.wharfmq.server.config.Setting;
 import org.wharfmq.server.config.SettingValues;
 import org.wharfmq.server.config.Settings;
 
@@ -14,18 +15,40 @@ import java.util.Set;
  * {@link FlowHost} opens as a connection pool ({@link DataSourcePools}) and the flows' Database nodes name
  * (docs/flows.md, "Databases").
  *
- * @param name                    the name the flows' Database nodes use
- * @param url                     the JDBC URL, e.g. {@code jdbc:postgresql://db:5432/orders} or {@code jdbc:h2:./data/h2/orders}
- * @param user                    the database user, or null
- * @param password                its password, or null; never shown by {@link #toString()}
- * @param poolSize                the most connections open at once (setting {@code poolSize})
- * @param connectionTimeoutMillis how long an invocation waits for a connection before it fails (setting
- *                                {@code connectionTimeoutMillis})
- * @param xa                      whether it takes part in coordinated (XA) transactions (setting {@code xa}): a pool of
- *                                XA connections, and the flows whose Database nodes use it coordinated
+ * <p>It holds the value of each key of {@link FlowHostConfiguration.DataSourceEntry} ({@link #get}): a new key of a
+ * data source is its declaration there, its paragraph in config/wharf.yaml and the code that reads it. Immutable.
  */
-public record DataSourceConfig(String name, String url, String user, String password, int poolSize,
-                               long connectionTimeoutMillis, boolean xa) {
+public final class DataSourceConfig {
+
+    /** The keys of an entry ({@link FlowHostConfiguration.DataSourceEntry}), in declaration order: found once. */
+    private static final List<Setting<?>> KEYS = Setting.declaredIn(FlowHostConfiguration.DataSourceEntry.class);
+
+    /** The value of each key of {@link FlowHostConfiguration.DataSourceEntry}. */
+    private final SettingValues values;
+
+    private DataSourceConfig(SettingValues values) {
+        this.values = values;
+    }
+
+    /**
+     * A data source, not XA.
+     *
+     * @param name                    the name the flows' Database nodes use
+     * @param url                     the JDBC URL, e.g. {@code jdbc:postgresql://db:5432/orders}
+     * @param user                    the database user, or null
+     * @param password                its password, or null; never shown by {@link #toString()}
+     * @param poolSize                the most connections open at once (setting {@code poolSize})
+     * @param connectionTimeoutMillis how long an invocation waits for a connection before it fails
+     */
+    public DataSourceConfig(String name, String url, String user, String password, int poolSize,
+                            long connectionTimeoutMillis) {
+        this(SettingValues.defaults("", KEYS).with(FlowHostConfiguration.DataSourceEntry.NAME, name)
+                .with(FlowHostConfiguration.DataSourceEntry.URL, url)
+                .with(FlowHostConfiguration.DataSourceEntry.USER, user)
+                .with(FlowHostConfiguration.DataSourceEntry.PASSWORD, password)
+                .with(FlowHostConfiguration.DataSourceEntry.POOL_SIZE, poolSize)
+                .with(FlowHostConfiguration.DataSourceEntry.CONNECTION_TIMEOUT_MILLIS, connectionTimeoutMillis));
+    }
 
     /** A data source with the default pool size and connection timeout, not XA. */
     public DataSourceConfig(String name, String url, String user, String password) {
@@ -33,15 +56,52 @@ public record DataSourceConfig(String name, String url, String user, String pass
                 FlowHostConfiguration.DataSourceEntry.CONNECTION_TIMEOUT_MILLIS.defaultValue());
     }
 
-    /** A data source, not XA. */
-    public DataSourceConfig(String name, String url, String user, String password, int poolSize,
-                            long connectionTimeoutMillis) {
-        this(name, url, user, password, poolSize, connectionTimeoutMillis, false);
-    }
-
     /** This data source taking part in coordinated (XA) transactions, or not. */
     public DataSourceConfig withXa(boolean xa) {
-        return new DataSourceConfig(name, url, user, password, poolSize, connectionTimeoutMillis, xa);
+        return new DataSourceConfig(values.with(FlowHostConfiguration.DataSourceEntry.XA, xa));
+    }
+
+    /** The value of {@code setting}, one of {@link FlowHostConfiguration.DataSourceEntry}'s. */
+    public <T> T get(Setting<T> setting) {
+        return values.get(setting);
+    }
+
+    /** The name the flows' Database nodes use. */
+    public String name() {
+        return values.get(FlowHostConfiguration.DataSourceEntry.NAME);
+    }
+
+    /** The JDBC URL. */
+    public String url() {
+        return values.get(FlowHostConfiguration.DataSourceEntry.URL);
+    }
+
+    /** The database user, or null. */
+    public String user() {
+        return values.get(FlowHostConfiguration.DataSourceEntry.USER);
+    }
+
+    /** Its password, or null. */
+    public String password() {
+        return values.get(FlowHostConfiguration.DataSourceEntry.PASSWORD);
+    }
+
+    /** The most connections open at once. */
+    public int poolSize() {
+        return values.get(FlowHostConfiguration.DataSourceEntry.POOL_SIZE);
+    }
+
+    /** How long an invocation waits for a connection before it fails. */
+    public long connectionTimeoutMillis() {
+        return values.get(FlowHostConfiguration.DataSourceEntry.CONNECTION_TIMEOUT_MILLIS);
+    }
+
+    /**
+     * Whether it takes part in coordinated (XA) transactions: a pool of XA connections, and the flows whose Database
+     * nodes use it coordinated.
+     */
+    public boolean xa() {
+        return values.get(FlowHostConfiguration.DataSourceEntry.XA);
     }
 
     /**
@@ -57,15 +117,10 @@ public record DataSourceConfig(String name, String url, String user, String pass
         List<Settings> entries = file.sections("dataSources");
         for (int i = 0; i < entries.size(); i++) {
             Settings entry = entries.get(i);
-            SettingValues values = SettingValues.ofEntry(entry, FlowHostConfiguration.DataSourceEntry.class);
+            // its keys by their names, not by the entry's path (dataSources[1].url): compared as any data source's
+            SettingValues values = SettingValues.defaults("", KEYS).read(entry);
             entry.refuseUnknown();
-            DataSourceConfig config = new DataSourceConfig(values.get(FlowHostConfiguration.DataSourceEntry.NAME),
-                    values.get(FlowHostConfiguration.DataSourceEntry.URL),
-                    values.get(FlowHostConfiguration.DataSourceEntry.USER),
-                    values.get(FlowHostConfiguration.DataSourceEntry.PASSWORD),
-                    values.get(FlowHostConfiguration.DataSourceEntry.POOL_SIZE),
-                    values.get(FlowHostConfiguration.DataSourceEntry.CONNECTION_TIMEOUT_MILLIS),
-                    values.get(FlowHostConfiguration.DataSourceEntry.XA));
+            DataSourceConfig config = new DataSourceConfig(values);
             String name = config.name();
             if (name == null || name.isBlank()) {
                 throw entry.invalid("name", "data source number " + (i + 1) + " needs a name, the one its flows' "
@@ -75,7 +130,7 @@ public record DataSourceConfig(String name, String url, String user, String pass
                 throw entry.invalid("name", "data source name '" + name + "' is used twice under 'dataSources': give "
                         + "each a name of its own");
             }
-            values.named(config.owner()).check();
+            config.values.named(config.owner()).check();
             if (config.xa() && DataSourcePools.xaDataSourceClass(config.url()) == null) {
                 throw entry.invalid("xa", notXa(name) + "; remove xa: true or use one of those");
             }
@@ -86,7 +141,7 @@ public record DataSourceConfig(String name, String url, String user, String pass
 
     /** This data source as errors name it: {@code data source 'orders'}. */
     private String owner() {
-        return "data source '" + name + "'";
+        return "data source '" + name() + "'";
     }
 
     private static String notXa(String name) {
@@ -111,23 +166,27 @@ public record DataSourceConfig(String name, String url, String user, String pass
                 throw new ConfigurationException("Data source name '" + d.name() + "' is used twice under "
                         + "'dataSources': give each a name of its own.");
             }
-            SettingValues.defaults("", FlowHostConfiguration.DataSourceEntry.class).named(d.owner())
-                    .with(FlowHostConfiguration.DataSourceEntry.NAME, d.name())
-                    .with(FlowHostConfiguration.DataSourceEntry.URL, d.url())
-                    .with(FlowHostConfiguration.DataSourceEntry.USER, d.user())
-                    .with(FlowHostConfiguration.DataSourceEntry.PASSWORD, d.password())
-                    .with(FlowHostConfiguration.DataSourceEntry.POOL_SIZE, d.poolSize())
-                    .with(FlowHostConfiguration.DataSourceEntry.CONNECTION_TIMEOUT_MILLIS, d.connectionTimeoutMillis())
-                    .with(FlowHostConfiguration.DataSourceEntry.XA, d.xa()).check();
+            d.values.named(d.owner()).check();
             if (d.xa() && DataSourcePools.xaDataSourceClass(d.url()) == null) {
                 throw new ConfigurationException(notXa(d.name()) + ".");
             }
         }
     }
 
+    /** Whether {@code other} is a data source with the same value of every key. */
     @Override
-    public String toString() { // no password
-        return "DataSourceConfig[name=" + name + ", url=" + url + ", user=" + user + ", poolSize=" + poolSize
-                + ", connectionTimeoutMillis=" + connectionTimeoutMillis + ", xa=" + xa + "]";
+    public boolean equals(Object other) {
+        return other instanceof DataSourceConfig that && values.equals(that.values);
+    }
+
+    @Override
+    public int hashCode() {
+        return values.hashCode();
+    }
+
+    /** {@code data source 'orders' [name=orders, url=..., password=***, ...]}: never the password. */
+    @Override
+    public String toString() {
+        return (name() == null ? "data source" : owner()) + " " + values;
     }
 }

@@ -1,6 +1,7 @@
 package org.wharfmq.server.flow;
 
 import org.wharfmq.server.config.ConfigurationException;
+import org.wharfmq.server.config.Setting;
 import org.wharfmq.server.config.SettingValues;
 import org.wharfmq.server.config.Settings;
 
@@ -9,13 +10,34 @@ import java.util.List;
 
 /**
  * A message flow the {@link FlowHost} deploys when the server starts: an entry under {@code flows} in the
- * configuration.
- *
- * @param jar       the flow jar (a relative path is relative to the working directory)
- * @param className the jar's {@code org.wharfmq.flow.FlowFactory} class (YAML key {@code class})
- * @param instances threads per input node, null for the default ({@link FlowHostConfiguration.FlowEntry#INSTANCES})
+ * configuration. It holds the value of each key of {@link FlowHostConfiguration.FlowEntry} ({@link #get}): a new key
+ * of a flow's entry is its declaration there, its paragraph in config/wharf.yaml and the code that reads it. Immutable.
  */
-public record FlowConfig(String jar, String className, Integer instances) {
+public final class FlowConfig {
+
+    /** The keys of an entry ({@link FlowHostConfiguration.FlowEntry}), in declaration order: found once. */
+    private static final List<Setting<?>> KEYS = Setting.declaredIn(FlowHostConfiguration.FlowEntry.class);
+
+    /** The value of each key of {@link FlowHostConfiguration.FlowEntry}. */
+    private final SettingValues values;
+
+    private FlowConfig(SettingValues values) {
+        this.values = values;
+    }
+
+    /**
+     * A flow, its other keys at their defaults.
+     *
+     * @param jar       the flow jar (a relative path is relative to the working directory)
+     * @param className the jar's {@code org.wharfmq.flow.FlowFactory} class (YAML key {@code class})
+     * @param instances threads per input node, null for the default ({@link FlowHostConfiguration.FlowEntry#INSTANCES})
+     */
+    public FlowConfig(String jar, String className, Integer instances) {
+        this(SettingValues.defaults("", KEYS).with(FlowHostConfiguration.FlowEntry.JAR, jar)
+                .with(FlowHostConfiguration.FlowEntry.CLASS, className)
+                .with(FlowHostConfiguration.FlowEntry.INSTANCES, instances == null
+                        ? FlowHostConfiguration.FlowEntry.INSTANCES.defaultValue() : instances));
+    }
 
     /**
      * Reads the configuration's {@code flows:} list, each entry's keys ({@link FlowHostConfiguration.FlowEntry}), and
@@ -27,25 +49,37 @@ public record FlowConfig(String jar, String className, Integer instances) {
     public static List<FlowConfig> read(Settings file) {
         List<FlowConfig> flows = new ArrayList<>();
         for (Settings entry : file.sections("flows")) {
-            SettingValues values = SettingValues.ofEntry(entry, FlowHostConfiguration.FlowEntry.class);
+            // its keys by their names, not by the entry's path (flows[1].jar): compared as any flow's
+            SettingValues values = SettingValues.defaults("", KEYS).read(entry);
             entry.refuseUnknown();
-            FlowConfig flow = new FlowConfig(values.get(FlowHostConfiguration.FlowEntry.JAR),
-                    values.get(FlowHostConfiguration.FlowEntry.CLASS),
-                    values.given(FlowHostConfiguration.FlowEntry.INSTANCES) // null: not given
-                            ? values.get(FlowHostConfiguration.FlowEntry.INSTANCES) : null);
-            values.named(flow.owner(entry.path())).check();
-            flows.add(flow);
+            flows.add(new FlowConfig(values.named(owner(values.get(FlowHostConfiguration.FlowEntry.CLASS),
+                    entry.path())).check()));
         }
         return flows;
     }
 
-    /** Threads per input node ({@link FlowHostConfiguration.FlowEntry#INSTANCES}'s default when not set). */
-    public int instanceCount() {
-        return instances == null ? FlowHostConfiguration.FlowEntry.INSTANCES.defaultValue() : instances;
+    /** The value of {@code setting}, one of {@link FlowHostConfiguration.FlowEntry}'s. */
+    public <T> T get(Setting<T> setting) {
+        return values.get(setting);
     }
 
-    /** This flow as errors name it: {@code flow org.example.Orders}, or {@code unnamed} without a class. */
-    private String owner(String unnamed) {
+    /** The flow jar (a relative path is relative to the working directory). */
+    public String jar() {
+        return values.get(FlowHostConfiguration.FlowEntry.JAR);
+    }
+
+    /** The jar's {@code org.wharfmq.flow.FlowFactory} class (YAML key {@code class}). */
+    public String className() {
+        return values.get(FlowHostConfiguration.FlowEntry.CLASS);
+    }
+
+    /** Threads per input node ({@link FlowHostConfiguration.FlowEntry#INSTANCES}). */
+    public int instanceCount() {
+        return values.get(FlowHostConfiguration.FlowEntry.INSTANCES);
+    }
+
+    /** A flow as errors name it: {@code flow org.example.Orders}, or {@code unnamed} without a class. */
+    private static String owner(String className, String unnamed) {
         return className == null || className.isBlank() ? unnamed : "flow " + className;
     }
 
@@ -61,10 +95,24 @@ public record FlowConfig(String jar, String className, Integer instances) {
             if (f == null || f.jar() == null || f.jar().isBlank() || f.className() == null || f.className().isBlank()) {
                 throw new ConfigurationException("Flow number " + (i + 1) + " under 'flows' needs a jar and a class.");
             }
-            SettingValues.defaults("", FlowHostConfiguration.FlowEntry.class).named(f.owner("flows"))
-                    .with(FlowHostConfiguration.FlowEntry.JAR, f.jar())
-                    .with(FlowHostConfiguration.FlowEntry.CLASS, f.className())
-                    .with(FlowHostConfiguration.FlowEntry.INSTANCES, f.instanceCount()).check();
+            f.values.named(owner(f.className(), "flows")).check();
         }
+    }
+
+    /** Whether {@code other} is a flow with the same value of every key. */
+    @Override
+    public boolean equals(Object other) {
+        return other instanceof FlowConfig that && values.equals(that.values);
+    }
+
+    @Override
+    public int hashCode() {
+        return values.hashCode();
+    }
+
+    /** {@code flow org.example.Orders [jar=orders.jar, class=org.example.Orders, instances=1]}. */
+    @Override
+    public String toString() {
+        return owner(className(), "flow") + " " + values;
     }
 }
