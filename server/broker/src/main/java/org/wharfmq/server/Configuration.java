@@ -173,8 +173,11 @@ public final class Configuration {
      */
     public static final int DELIVER_COPY_LIMIT_BYTES = 8 * 1024;
 
-    /** Most bytes copied into one buffer of DELIVER frames before the next one is started: {@value}. */
-    public static final int DELIVER_BATCH_BYTES = 64 * 1024;
+    /**
+     * Most bytes copied into one buffer of DELIVER frames before the next one is started: {@value}, the largest
+     * buffer Netty's per-thread cache keeps (a larger one is taken from the shared arena, under its lock).
+     */
+    public static final int DELIVER_BATCH_BYTES = 32 * 1024;
 
     /**
      * Longest a connection may keep its event loop processing frames before the loop serves its other connections,

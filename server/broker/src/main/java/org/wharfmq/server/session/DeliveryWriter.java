@@ -125,38 +125,50 @@ final class DeliveryWriter {
         if (batch.isEmpty()) {
             return;
         }
-        ByteBuf copied = null;
-        for (int i = 0; i < batch.size(); i++) {
-            Delivery d = batch.get(i);
+        int n = batch.size();
+        int i = 0;
+        while (i < n) {
             ByteBuf body = bodies.get(i);
-            int length = body.readableBytes();
-            if (length > COPY_LIMIT) {
-                copied = writeCopied(copied);
+            if (body.readableBytes() > COPY_LIMIT) {
+                Delivery d = batch.get(i);
                 channel.write(new Frame.Deliver(d.consumer.id(), d.deliveryId, d.deliveryCount, body.retainedDuplicate()),
                         channel.voidPromise());
+                body.release();
+                i++;
             } else {
-                int frameLength = Frame.Deliver.frameLength(length);
-                if (copied != null && copied.writableBytes() < frameLength) {
-                    copied = writeCopied(copied);
-                }
-                if (copied == null) {
-                    copied = channel.alloc().ioBuffer(Math.max(BATCH_BYTES, frameLength));
-                }
-                Frame.Deliver.writeFrame(copied, d.consumer.id(), d.deliveryId, d.deliveryCount, body);
+                i = writeCopied(i);
             }
-            body.release();
         }
-        writeCopied(copied);
         batch.clear();
         bodies.clear();
         channel.flush();
     }
 
-    /** Writes the buffer of copied frames, if any; returns null, for the next one. */
-    private ByteBuf writeCopied(ByteBuf copied) {
-        if (copied != null) {
-            channel.write(copied, channel.voidPromise());
+    /**
+     * Copies the run of short messages from {@code from} on (as many as {@link Configuration#DELIVER_BATCH_BYTES}
+     * holds, at least one) into one buffer of their size and writes it; returns the index after the run.
+     */
+    private int writeCopied(int from) {
+        int n = batch.size();
+        int end = from;
+        int bytes = 0;
+        while (end < n) {
+            int length = bodies.get(end).readableBytes();
+            int frameLength = Frame.Deliver.frameLength(length);
+            if (length > COPY_LIMIT || (bytes > 0 && bytes + frameLength > BATCH_BYTES)) {
+                break;
+            }
+            bytes += frameLength;
+            end++;
         }
-        return null;
+        ByteBuf copied = channel.alloc().ioBuffer(bytes);
+        for (int i = from; i < end; i++) {
+            Delivery d = batch.get(i);
+            ByteBuf body = bodies.get(i);
+            Frame.Deliver.writeFrame(copied, d.consumer.id(), d.deliveryId, d.deliveryCount, body);
+            body.release();
+        }
+        channel.write(copied, channel.voidPromise());
+        return end;
     }
 }
