@@ -1,8 +1,9 @@
 package org.wharfmq.server.it;
 
-import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.RegisterExtension;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
 import org.wharfmq.server.Configuration;
 
 import javax.jms.BytesMessage;
@@ -24,7 +25,8 @@ import static org.junit.jupiter.api.Assertions.assertNotNull;
 /**
  * A session's DELIVER frames written in one batch: short messages copied with their headers into shared buffers
  * ({@link Configuration#DELIVER_COPY_LIMIT_BYTES}, more than {@link Configuration#DELIVER_BATCH_BYTES} of them in a
- * row), long ones between them from their own bytes. Every consumer gets every message whole and in order.
+ * row), long ones between them from their own bytes. Every consumer gets every message whole and in order, over TCP
+ * and over the in-VM transport (whose local channels carry the same bytes).
  */
 @Timeout(value = 60, unit = TimeUnit.SECONDS)
 class DeliveryBatchTest {
@@ -53,9 +55,10 @@ class DeliveryBatchTest {
     }
 
     /** A backlog on a queue, delivered when the consumer opens: one batch of the prefetch window. */
-    @Test
-    void aQueuesBacklogOfMixedSizesArrivesWholeAndInOrder() throws Exception {
-        Connection connection = WHARF.connect(Transport.TCP);
+    @ParameterizedTest
+    @EnumSource(Transport.class)
+    void aQueuesBacklogOfMixedSizesArrivesWholeAndInOrder(Transport transport) throws Exception {
+        Connection connection = WHARF.connect(transport);
         Session session = connection.createSession(false, Session.AUTO_ACKNOWLEDGE);
         javax.jms.Queue queue = session.createQueue(WHARF.queueName("batch"));
         int[] sizes = sizes();
@@ -64,16 +67,17 @@ class DeliveryBatchTest {
     }
 
     /** Three subscribers of one session: each publication is three deliveries of that session's batch. */
-    @Test
-    void subscribersOfOneSessionEachGetEveryPublicationWholeAndInOrder() throws Exception {
-        Connection connection = WHARF.connect(Transport.TCP);
+    @ParameterizedTest
+    @EnumSource(Transport.class)
+    void subscribersOfOneSessionEachGetEveryPublicationWholeAndInOrder(Transport transport) throws Exception {
+        Connection connection = WHARF.connect(transport);
         Session subscribing = connection.createSession(false, Session.AUTO_ACKNOWLEDGE);
         Topic topic = subscribing.createTopic("batch/" + WHARF.queueName("topic"));
         List<MessageConsumer> subscribers = new ArrayList<>();
         for (int i = 0; i < 3; i++) {
             subscribers.add(subscribing.createConsumer(topic));
         }
-        Session publishing = WHARF.connect(Transport.TCP).createSession(false, Session.AUTO_ACKNOWLEDGE);
+        Session publishing = WHARF.connect(transport).createSession(false, Session.AUTO_ACKNOWLEDGE);
         int[] sizes = sizes();
         send(publishing.createProducer(topic), publishing, sizes);
         for (MessageConsumer subscriber : subscribers) {
