@@ -858,9 +858,31 @@ public sealed interface Frame {
         }
 
         public void writePayload(ByteBuf out) {
+            writePayload(out, consumerId, deliveryId, deliveryCount);
+        }
+
+        private static void writePayload(ByteBuf out, int consumerId, long deliveryId, int deliveryCount) {
             out.writeInt(consumerId);
             out.writeLong(deliveryId);
             out.writeInt(deliveryCount);
+        }
+
+        /**
+         * Appends a whole DELIVER frame to {@code out} without making one: the bytes the encoder writes for
+         * {@code new Deliver(consumerId, deliveryId, deliveryCount, message)}, the message's readable bytes copied
+         * (neither read nor released).
+         */
+        public static void writeFrame(ByteBuf out, int consumerId, long deliveryId, int deliveryCount, ByteBuf message) {
+            int length = message.readableBytes();
+            out.writeInt(frameLength(length) - 4); // the length field counts what follows it
+            out.writeByte(FrameType.DELIVER.code());
+            writePayload(out, consumerId, deliveryId, deliveryCount);
+            out.writeBytes(message, message.readerIndex(), length);
+        }
+
+        /** Bytes {@link #writeFrame} appends for a message of {@code messageLength} bytes. */
+        public static int frameLength(int messageLength) {
+            return 4 + 1 + 4 + 8 + 4 + messageLength;
         }
 
         /** Reads the payload {@link #writePayload} wrote; the message is a retained slice of {@code in}. */

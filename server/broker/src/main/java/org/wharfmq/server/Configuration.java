@@ -167,6 +167,19 @@ public final class Configuration {
     public static final long LOGIN_MAX_DELAY_MILLIS = 5_000L;
 
     /**
+     * DELIVER frames whose message is at most this long ({@value} bytes) are copied, header and body, into one
+     * buffer per batch of a session ({@link org.wharfmq.server.session.DeliveryWriter}): a copy of a few KiB costs
+     * less than a buffer, a duplicate and two outbound entries per frame. Longer ones are written from their own bytes.
+     */
+    public static final int DELIVER_COPY_LIMIT_BYTES = 8 * 1024;
+
+    /**
+     * Most bytes copied into one buffer of DELIVER frames before the next one is started: {@value}, the largest
+     * buffer Netty's per-thread cache keeps (a larger one is taken from the shared arena, under its lock).
+     */
+    public static final int DELIVER_BATCH_BYTES = 32 * 1024;
+
+    /**
      * Longest a connection may keep its event loop processing frames before the loop serves its other connections,
      * in ns: {@value} (1 ms). See {@link org.wharfmq.server.transport.ReadFairness}.
      */

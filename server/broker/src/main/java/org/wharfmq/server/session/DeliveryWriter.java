@@ -1,8 +1,10 @@
 package org.wharfmq.server.session;
 
+import io.netty.buffer.ByteBuf;
 import io.netty.channel.Channel;
 import io.netty.channel.EventLoop;
 import org.wharfmq.protocol.frame.Frame;
+import org.wharfmq.server.Configuration;
 import org.wharfmq.server.OrderedLock;
 
 import java.util.ArrayDeque;
@@ -18,11 +20,16 @@ import java.util.List;
  * Because the session assigns delivery ids and queues them under the same lock, DELIVERs leave in delivery-id order,
  * whichever threads produced them.
  *
- * <p>Each DELIVER carries {@code retainedDuplicate()} of the stored bytes, taken under the session's lock while the
- * delivery is still live (a delivery settled before it was written is skipped), so the body is never copied and
- * never released under the writer.
+ * <p>The stored bytes of each delivery are referenced ({@code retain}) under the session's lock while the delivery is
+ * still live (a delivery settled before it was written is skipped), so they are never released under the writer.
+ * A short message is copied with its frame header into a buffer the session's batch shares (one buffer, one
+ * outbound entry and one iovec for many frames rather than two entries, a header buffer and a duplicate each); a
+ * long one is not copied: its DELIVER carries a {@code retainedDuplicate()} of the stored bytes.
  */
 final class DeliveryWriter {
+
+    private static final int COPY_LIMIT = Configuration.DELIVER_COPY_LIMIT_BYTES;
+    private static final int BATCH_BYTES = Configuration.DELIVER_BATCH_BYTES;
 
     /** The session's lock, which guards {@link #unwritten} and {@link #drainScheduled}. */
     private final OrderedLock lock;
@@ -30,8 +37,10 @@ final class DeliveryWriter {
     private final EventLoop eventLoop;
     private final ArrayDeque<Delivery> unwritten = new ArrayDeque<>();
     private boolean drainScheduled;
-    /** The frames of one drain, written once the lock is released; event loop only. */
-    private final List<Frame.Deliver> batch = new ArrayList<>();
+    /** The deliveries of one drain, written once the lock is released; event loop only. */
+    private final List<Delivery> batch = new ArrayList<>();
+    /** A reference to the bytes of each of {@link #batch}, taken under the lock; event loop only. */
+    private final List<ByteBuf> bodies = new ArrayList<>();
     private final Runnable drainTask = this::drain;
     /** The hand-off of the connection's loop, which takes this writer from other loops; null: made off the loop. */
     final DeliveryHandOff handOff;
@@ -93,7 +102,12 @@ final class DeliveryWriter {
         eventLoop.execute(drainTask);
     }
 
-    /** Writes every frame queued so far; on the event loop. */
+    /**
+     * Writes every frame queued so far; on the event loop. The deliveries still live are taken under the session's
+     * lock, each with a reference to its bytes ({@code retain}: the bytes stay while the queue may let go of them);
+     * outside it, runs of short messages are copied into one buffer ({@link Configuration#DELIVER_COPY_LIMIT_BYTES}),
+     * a long one goes as a frame with a duplicate of its bytes, and one flush sends them all.
+     */
     void drain() {
         lock.lock();
         try {
@@ -101,8 +115,8 @@ final class DeliveryWriter {
             Delivery d;
             while ((d = unwritten.pollFirst()) != null) {
                 if (!d.settled) {
-                    batch.add(new Frame.Deliver(d.consumer.id(), d.deliveryId, d.deliveryCount,
-                            d.message.content().retainedDuplicate()));
+                    batch.add(d);
+                    bodies.add(d.message.content().retain());
                 }
             }
         } finally {
@@ -111,10 +125,50 @@ final class DeliveryWriter {
         if (batch.isEmpty()) {
             return;
         }
-        for (int i = 0; i < batch.size(); i++) {
-            channel.write(batch.get(i), channel.voidPromise());
+        int n = batch.size();
+        int i = 0;
+        while (i < n) {
+            ByteBuf body = bodies.get(i);
+            if (body.readableBytes() > COPY_LIMIT) {
+                Delivery d = batch.get(i);
+                channel.write(new Frame.Deliver(d.consumer.id(), d.deliveryId, d.deliveryCount, body.retainedDuplicate()),
+                        channel.voidPromise());
+                body.release();
+                i++;
+            } else {
+                i = writeCopied(i);
+            }
         }
         batch.clear();
+        bodies.clear();
         channel.flush();
+    }
+
+    /**
+     * Copies the run of short messages from {@code from} on (as many as {@link Configuration#DELIVER_BATCH_BYTES}
+     * holds, at least one) into one buffer of their size and writes it; returns the index after the run.
+     */
+    private int writeCopied(int from) {
+        int n = batch.size();
+        int end = from;
+        int bytes = 0;
+        while (end < n) {
+            int length = bodies.get(end).readableBytes();
+            int frameLength = Frame.Deliver.frameLength(length);
+            if (length > COPY_LIMIT || (bytes > 0 && bytes + frameLength > BATCH_BYTES)) {
+                break;
+            }
+            bytes += frameLength;
+            end++;
+        }
+        ByteBuf copied = channel.alloc().ioBuffer(bytes);
+        for (int i = from; i < end; i++) {
+            Delivery d = batch.get(i);
+            ByteBuf body = bodies.get(i);
+            Frame.Deliver.writeFrame(copied, d.consumer.id(), d.deliveryId, d.deliveryCount, body);
+            body.release();
+        }
+        channel.write(copied, channel.voidPromise());
+        return end;
     }
 }
