@@ -28,7 +28,7 @@ import java.util.List;
  * just before the files are written (each queue manager names the other's in its channels). Channels keep their
  * stock settings (batches of 50, no batch interval). With {@code --tls ENGINE} each queue manager also has a TLS
  * listener (that engine, a throwaway certificate: {@link SelfSignedTls}) and the channels connect to it
- * ({@code ssl://}, trusting that certificate); the clients stay on the plain listeners: the channels' TLS is what
+ * ({@code ssl://} with that engine too, trusting that certificate); the clients stay on the plain listeners: the channels' TLS is what
  * is measured.
  *
  * @param qm1Config  QM1's wharf.yaml
@@ -93,7 +93,7 @@ record QueueManagerPair(Path qm1Config, Path qm2Config, int qm1Port, int qm2Port
         for (String reply : replies) {
             qm1.append("  - name: ").append(reply).append('\n');
         }
-        channels(qm1, QM1, QM2, partner(tls, ports[1], ports[3]), "qm1", qm1Channel, channels);
+        channels(qm1, QM1, QM2, partner(tls, engine, ports[1], ports[3]), "qm1", qm1Channel, channels);
 
         StringBuilder qm2 = header(QM2, ports[1], qm2Security, tls, engine, ports[3]);
         qm2.append("queues:\n");
@@ -107,7 +107,7 @@ record QueueManagerPair(Path qm1Config, Path qm2Config, int qm1Port, int qm2Port
         for (int k = 1; k <= replies.size(); k++) {
             queueManagerAlias(qm2, REPLY_ALIAS_PREFIX + k, channelOf(k, channels));
         }
-        channels(qm2, QM2, QM1, partner(tls, ports[0], ports[2]), "qm2", qm2Channel, channels);
+        channels(qm2, QM2, QM1, partner(tls, engine, ports[0], ports[2]), "qm2", qm2Channel, channels);
 
         Path qm1Config = dir.resolve(step + "-qm1.yaml").toAbsolutePath();
         Path qm2Config = dir.resolve(step + "-qm2.yaml").toAbsolutePath();
@@ -131,15 +131,19 @@ record QueueManagerPair(Path qm1Config, Path qm2Config, int qm1Port, int qm2Port
         return names;
     }
 
-    /** Where a sender reaches its partner: its plain listener, or its TLS one trusting the throwaway certificate. */
-    private static String partner(SelfSignedTls tls, int port, int tlsPort) {
+    /**
+     * Where a sender reaches its partner: its plain listener, or its TLS one trusting the throwaway certificate, with
+     * the same engine as the listeners.
+     */
+    private static String partner(SelfSignedTls tls, String engine, int port, int tlsPort) {
         if (tls == null) {
             return "    connection: tcp://127.0.0.1:" + port + "\n";
         }
         return "    connection: ssl://127.0.0.1:" + tlsPort + "\n"
                 + "    tls:\n"
                 + "      trustStore: " + tls.store() + "\n"
-                + "      trustStorePassword: " + SelfSignedTls.PASSWORD + "\n";
+                + "      trustStorePassword: " + SelfSignedTls.PASSWORD + "\n"
+                + "      engine: " + engine + "\n";
     }
 
     private static StringBuilder header(String name, int port, Path security, SelfSignedTls tls, String engine,

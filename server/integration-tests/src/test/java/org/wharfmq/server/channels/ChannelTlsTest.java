@@ -4,6 +4,8 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 import org.wharfmq.jms.WharfConnectionFactory;
 import org.wharfmq.server.LogCapture;
 import org.wharfmq.server.TestCertificates;
@@ -76,6 +78,11 @@ class ChannelTlsTest {
      * receiver TO.QM2 for qm1 at nonPersistentSpeed FAST; QM1 whose sender TO.QM2 trusts {@code trustStore}.
      */
     private void start(Path keys, Path trustStore) throws Exception {
+        start(keys, trustStore, "auto");
+    }
+
+    /** As {@link #start(Path, Path)}, the sender's TLS with {@code engine} (its option {@code tls.engine}). */
+    private void start(Path keys, Path trustStore, String engine) throws Exception {
         SecurityFileRealm realm = servers.realm(dir, List.of("qm1", "app"),
                 "  - connect: [user:qm1, user:app]\n"
                 + "  - channel: [user:qm1]\n"
@@ -89,7 +96,7 @@ class ChannelTlsTest {
                         .plugins(qm2Channels).start()));
         qm1Channels = new ChannelsPlugin(new ChannelSettings(List.of(ChannelDefinition.sender("TO.QM2",
                 qm2.server().tlsUrl(), "QM2", "qm1", "qm1-pw").withTls(Map.of("trustStore", trustStore.toString(),
-                "trustStorePassword", TestCertificates.PASSWORD)).withBatchSize(10).withTimes(50, 60_000)
+                "trustStorePassword", TestCertificates.PASSWORD, "engine", engine)).withBatchSize(10).withTimes(50, 60_000)
                 .withMaxRetry(500).withNonPersistentSpeed(ChannelDefinition.NonPersistentSpeed.FAST))));
         qm1 = servers.keep(TestServer.start(c -> c.name("QM1").autoCreate(false)
                 .queue(QueueDefinition.transmissionQueue("QM2"))
@@ -97,9 +104,11 @@ class ChannelTlsTest {
                 c -> WharfServer.builder(c).plugins(qm1Channels).start()));
     }
 
-    @Test
-    void aTlsChannelCarriesFastAndPersistentMessagesTheFastOnesWrittenByTheThreadsThatDeliverThem() throws Exception {
-        start(qm2Keys, trust);
+    @ParameterizedTest
+    @ValueSource(strings = {"jdk", "openssl"})
+    void aTlsChannelCarriesFastAndPersistentMessagesTheFastOnesWrittenByTheThreadsThatDeliverThem(String engine)
+            throws Exception {
+        start(qm2Keys, trust, engine);
         Session onQm1 = servers.connect(qm1.server().tcpUrl()).createSession(false, Session.AUTO_ACKNOWLEDGE);
         MessageProducer producer = onQm1.createProducer(onQm1.createQueue("ORDERS"));
         producer.setDeliveryMode(DeliveryMode.NON_PERSISTENT);

@@ -141,7 +141,7 @@ public final class Transport {
      */
     private static SslHandler sslHandler(BrokerAddress address, ClientTls tls, int connectTimeoutMillis)
             throws ClientException {
-        SslHandler ssl = new SslHandler(tls.engine(address.host(), address.port()));
+        SslHandler ssl = tls.handler(address.host(), address.port());
         ssl.setHandshakeTimeoutMillis(connectTimeoutMillis);
         return ssl;
     }

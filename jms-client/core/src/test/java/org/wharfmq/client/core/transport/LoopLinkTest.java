@@ -7,21 +7,21 @@ import io.netty.channel.socket.nio.NioSocketChannel;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
+import io.netty.handler.ssl.OpenSsl;
+import io.netty.handler.ssl.SslProvider;
 import org.wharfmq.client.core.ClientConfiguration;
+import org.wharfmq.client.core.ClientException;
 import org.wharfmq.protocol.frame.Frame;
 
-import javax.net.ssl.KeyManagerFactory;
-import javax.net.ssl.SSLContext;
 import javax.net.ssl.SSLSocket;
 import java.io.DataInputStream;
-import java.io.InputStream;
 import java.net.InetAddress;
 import java.net.ServerSocket;
 import java.net.Socket;
-import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.Path;
-import java.security.KeyStore;
+import java.util.Locale;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
@@ -29,6 +29,7 @@ import java.util.concurrent.TimeUnit;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
@@ -39,7 +40,6 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  */
 class LoopLinkTest {
     private static final int FRAME_BYTES = 16 * 1024;
-    private static final String PASSWORD = "changeit";
     private final NioEventLoopGroup group = new NioEventLoopGroup(1);
 
     @TempDir
@@ -57,29 +57,42 @@ class LoopLinkTest {
         }
     }
 
-    @Test
-    void overTlsItsLoopWritesMoreThanThePeerTakesWithoutWaitingAndEveryFrameArrivesInOrder() throws Exception {
-        Path store = dir.resolve("server.p12");
-        Process keytool = new ProcessBuilder(Path.of(System.getProperty("java.home"), "bin", "keytool").toString(),
-                "-genkeypair", "-alias", "server", "-keyalg", "EC", "-dname", "CN=localhost", "-ext", "san=ip:127.0.0.1",
-                "-validity", "1", "-storetype", "PKCS12", "-keystore", store.toString(), "-storepass", PASSWORD)
-                .redirectErrorStream(true).start();
-        String output = new String(keytool.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
-        assertEquals(0, keytool.waitFor(), output);
-        KeyStore keys = KeyStore.getInstance("PKCS12");
-        try (InputStream in = Files.newInputStream(store)) {
-            keys.load(in, PASSWORD.toCharArray());
-        }
-        KeyManagerFactory factory = KeyManagerFactory.getInstance(KeyManagerFactory.getDefaultAlgorithm());
-        factory.init(keys, PASSWORD.toCharArray());
-        SSLContext context = SSLContext.getInstance("TLS");
-        context.init(factory.getKeyManagers(), null, null);
-        try (ServerSocket server = context.getServerSocketFactory().createServerSocket(0, 1,
-                InetAddress.getLoopbackAddress())) {
+    @ParameterizedTest
+    @EnumSource(value = ClientTls.Engine.class, names = {"JDK", "OPENSSL"})
+    void overTlsWithEachEngineItsLoopWritesMoreThanThePeerTakesWithoutWaitingAndEveryFrameArrivesInOrder(
+            ClientTls.Engine engine) throws Exception {
+        assertTrue(OpenSsl.isAvailable(), "netty-tcnative loads here: " + OpenSsl.unavailabilityCause());
+        SelfSignedServer identity = SelfSignedServer.create(dir);
+        ClientTls tls = identity.clientTls("engine", engine.name().toLowerCase(Locale.ROOT));
+        assertEquals(engine == ClientTls.Engine.OPENSSL ? SslProvider.OPENSSL : SslProvider.JDK, tls.provider());
+        try (ServerSocket server = identity.serverSocket()) {
             // the certificate names 127.0.0.1, which the link checks (verifyHost is on by default)
-            writesWithoutWaiting(server, BrokerAddress.ssl("127.0.0.1", server.getLocalPort()),
-                    ClientTls.of(Map.of("trustStore", store.toString(), "trustStorePassword", PASSWORD)));
+            writesWithoutWaiting(server, BrokerAddress.ssl("127.0.0.1", server.getLocalPort()), tls);
         }
+    }
+
+    @Test
+    void anEngineThatIsNotOneIsRefusedNamingTheOptionAndTheChoices() {
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+                () -> ClientTls.of(Map.of("engine", "fastest"), option -> "tls." + option + " of channel QM1.TO.QM2"));
+        assertEquals("tls.engine of channel QM1.TO.QM2 is 'fastest', which is not a TLS engine: give auto, jdk or openssl",
+                e.getMessage());
+    }
+
+    @Test
+    void openSslIsRefusedOnABlockingSocketWhoseTlsIsTheJdks() throws Exception {
+        ClientTls tls = ClientTls.of(Map.of("engine", "openssl"));
+        try (ServerSocket server = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
+            ClientException e = assertThrows(ClientException.class, () -> Transport.connect(
+                    BrokerAddress.ssl("127.0.0.1", server.getLocalPort()), tls, new IgnoredFrames(), 5000, null));
+            assertTrue(e.getMessage().startsWith("The URL option engine is openssl, but this connection's TLS is the "
+                    + "JDK's"), e.getMessage());
+        }
+    }
+
+    @Test
+    void autoChoosesOpenSslWhereItLoads() throws Exception {
+        assertEquals(SslProvider.OPENSSL, ClientTls.of(Map.of()).provider(), "auto is the default");
     }
 
     private void writesWithoutWaiting(ServerSocket server, BrokerAddress address, ClientTls tls) throws Exception {
