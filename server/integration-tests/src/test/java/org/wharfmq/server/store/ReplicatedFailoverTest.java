@@ -91,8 +91,8 @@ class ReplicatedFailoverTest {
             outage.release();
             active = members.awaitActive(members.member(first));
             assertNotEquals(first, active);
-            takeovers.add(members.member(active).readyAt() - outage.killedAt());
             recoveries.add(outage.awaitWorking(members.member(active)));
+            takeovers.add(readyAfter(members.member(active), outage));
             elections.add(electedAfter(members.member(active), outage));
             System.out.println("ReplicatedFailoverTest: " + IDS[first] + " killed, " + IDS[active] + " took over; "
                     + timeline(elections, takeovers, recoveries));
@@ -107,8 +107,8 @@ class ReplicatedFailoverTest {
             outage = workload.kill(members.member(second));
             outage.release();
             active = members.awaitActive(members.member(second));
-            takeovers.add(members.member(active).readyAt() - outage.killedAt());
             recoveries.add(outage.awaitWorking(members.member(active)));
+            takeovers.add(readyAfter(members.member(active), outage));
             elections.add(electedAfter(members.member(active), outage));
             System.out.println("ReplicatedFailoverTest: " + IDS[second] + " killed, " + IDS[active] + " took over; "
                     + timeline(elections, takeovers, recoveries));
@@ -135,8 +135,8 @@ class ReplicatedFailoverTest {
                 outage = workload.kill(members.member(killed));
                 outage.release();
                 active = members.awaitActive(members.member(killed));
-                takeovers.add(members.member(active).readyAt() - outage.killedAt());
                 recoveries.add(outage.awaitWorking(members.member(active)));
+                takeovers.add(readyAfter(members.member(active), outage));
                 elections.add(electedAfter(members.member(active), outage));
                 System.out.println("ReplicatedFailoverTest: kill " + kill + ", " + IDS[killed] + " killed, "
                         + IDS[active] + " took over; " + timeline(elections, takeovers, recoveries));
@@ -214,8 +214,18 @@ class ReplicatedFailoverTest {
     }
 
     /**
+     * Kill -9 to the next active member's ready line, in ns: the member answers as active (its listeners bound, its
+     * admin plugin started) before it prints that line, once every plugin has started.
+     */
+    private static long readyAfter(ServerProcess next, ReconnectWorkload.Outage outage) throws Exception {
+        long readyAt = next.awaitReadyAfter(outage.killedAt(), ReplicatedGroup.ELECTION.toSeconds());
+        assertTrue(readyAt >= 0, () -> "no ready line after the kill:\n" + next.outputSoFar());
+        return readyAt - outage.killedAt();
+    }
+
+    /**
      * Kill -9 to the next active member's Raft election, in ns: its ready line's time less how long it had led then
-     * (its "took over" line, right after the ready line).
+     * (its "took over" line, right after the ready line); after {@link #readyAfter}.
      */
     private static long electedAfter(ServerProcess next, ReconnectWorkload.Outage outage) throws Exception {
         long ledFor = next.leaderForMillis(ReplicatedGroup.ELECTION.toSeconds());
