@@ -21,6 +21,7 @@ import org.wharfmq.server.WharfException;
 import org.wharfmq.server.queue.SystemQueues;
 import org.wharfmq.server.security.AuditLog;
 
+import java.lang.invoke.MethodHandles;
 import java.net.URI;
 import java.nio.charset.StandardCharsets;
 import java.util.LinkedHashMap;
@@ -64,6 +65,8 @@ public final class AdminPlugin implements ServerPlugin {
     private final Supplier<Map<String, Object>> componentSettings;
     private final ObjectMapper json = new ObjectMapper();
     private final Map<String, AdminCommand> commands = new LinkedHashMap<>();
+    /** The contributors' commands, gathered by {@link #prepare}; null before. */
+    private Map<String, AdminCommand> contributed;
     /** The longest answer that fits in a message (maxMessageLength, less room for the headers). */
     private int maxAnswerBytes;
     private CoreConnection connection;
@@ -89,9 +92,44 @@ public final class AdminPlugin implements ServerPlugin {
     }
 
     /**
+     * Does ahead what needs no running queue manager: the contributors' commands gathered (two of the same name
+     * refused here), the JSON answers' serialisers and the in-VM connection's classes loaded. A replicated queue
+     * manager's member does it while it follows as a replica, so that its takeover does not wait for it;
+     * {@link #start} does it when nobody did.
+     *
+     * @throws IllegalStateException when two contributors name the same command
+     */
+    public void prepare() {
+        if (contributed != null) {
+            return;
+        }
+        Map<String, AdminCommand> gathered = new LinkedHashMap<>();
+        for (AdminCommands contributor : contributors) {
+            contributor.commands().forEach((name, command) -> {
+                if (gathered.putIfAbsent(name, command) != null) {
+                    throw new IllegalStateException("Admin command '" + name + "' of " + contributor + " is taken by "
+                            + "another: give it another name.");
+                }
+            });
+        }
+        try {
+            answer("prepare", json.valueToTree(Map.of("queues", List.of(Map.of("name", "Q", "depth", 0L)))));
+            failed("prepare", new AdminException(AdminProtocol.REFUSED, "prepared"));
+            for (Class<?> type : List.of(CoreConnection.class, CoreSession.class, CoreConsumer.class,
+                    CoreSender.class, ConnectionSettings.class, BrokerAddress.class, WireMessage.class)) {
+                MethodHandles.lookup().ensureInitialized(type);
+            }
+        } catch (JsonProcessingException | IllegalAccessException e) {
+            throw new IllegalStateException("The admin plugin cannot prepare its answers: " + e, e);
+        }
+        contributed = gathered;
+    }
+
+    /**
      * Opens the admin command queue and serves it.
      *
-     * @throws IllegalStateException when two contributors name the same command, or this plugin has started before
+     * @throws IllegalStateException when two contributors name the same command, or one names the queue manager's
+     *                               own, or this plugin has started before
      * @throws ClientException       when the in-VM connection cannot be opened
      */
     @Override
@@ -99,6 +137,7 @@ public final class AdminPlugin implements ServerPlugin {
         if (connection != null) {
             throw new IllegalStateException("This AdminPlugin has started already: give each server one of its own.");
         }
+        prepare();
         commands.putAll(new ManagementCommands(server.management()).commands());
         commands.put("topics", request -> server.topicReport());
         commands.put("display-settings", request -> {
@@ -106,14 +145,12 @@ public final class AdminPlugin implements ServerPlugin {
             settings.putAll(componentSettings.get());
             return settings;
         });
-        for (AdminCommands contributor : contributors) {
-            contributor.commands().forEach((name, command) -> {
-                if (commands.putIfAbsent(name, command) != null) {
-                    throw new IllegalStateException("Admin command '" + name + "' of " + contributor + " is taken by "
-                            + "another: give it another name.");
-                }
-            });
-        }
+        contributed.forEach((name, command) -> {
+            if (commands.putIfAbsent(name, command) != null) {
+                throw new IllegalStateException("Admin command '" + name + "' of a plugin is the queue manager's own: "
+                        + "give it another name.");
+            }
+        });
         maxAnswerBytes = server.config().maxMessageLength() - ANSWER_HEADROOM_BYTES;
         server.management().systemQueue(SystemQueues.ADMIN_COMMAND_QUEUE);
         server.management().systemQueue(SystemQueues.ADMIN_REPLY_QUEUE);

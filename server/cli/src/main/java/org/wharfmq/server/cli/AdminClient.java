@@ -8,6 +8,7 @@ import org.wharfmq.server.queue.SystemQueues;
 
 import javax.jms.Connection;
 import javax.jms.JMSException;
+import javax.jms.JMSSecurityException;
 import javax.jms.Message;
 import javax.jms.MessageConsumer;
 import javax.jms.MessageProducer;
@@ -66,6 +67,7 @@ final class AdminClient implements AutoCloseable {
      * @throws JMSException when the server cannot be reached or refuses the login (NOT_ACTIVE: a replica)
      */
     static AdminClient connect(String url, WharfConnectionFactory factory) throws JMSException {
+        factory.setReconnectAttempts(0); // a lost connection fails the command waiting on it at once (AnswerLost)
         Connection connection = factory.createConnection();
         try {
             return new AdminClient(url, connection);
@@ -100,15 +102,40 @@ final class AdminClient implements AutoCloseable {
      * Sends {@code request} as {@code command} and waits for its answer.
      *
      * @return the answer, or null when none came within {@link #REPLY_TIMEOUT_MILLIS}
+     * @throws JMSSecurityException the user may not send admin commands
+     * @throws AnswerLost           the connection was lost before the answer came
      */
     Reply send(String command, Message request) throws JMSException {
         request.setStringProperty(AdminProtocol.COMMAND, command);
         request.setJMSReplyTo(replies);
-        commands.send(request);
-        String selector = "JMSCorrelationID = '" + request.getJMSMessageID() + "'";
-        try (MessageConsumer consumer = session.createConsumer(replies, selector)) {
-            Message answer = consumer.receive(REPLY_TIMEOUT_MILLIS);
-            return answer == null ? null : Reply.of(((TextMessage) answer).getText());
+        try {
+            commands.send(request);
+            String selector = "JMSCorrelationID = '" + request.getJMSMessageID() + "'";
+            try (MessageConsumer consumer = session.createConsumer(replies, selector)) {
+                Message answer = consumer.receive(REPLY_TIMEOUT_MILLIS);
+                return answer == null ? null : Reply.of(((TextMessage) answer).getText());
+            }
+        } catch (JMSSecurityException e) {
+            throw e;
+        } catch (JMSException e) {
+            throw new AnswerLost(url, command, e);
+        }
+    }
+
+    /**
+     * The connection was lost (or the server failed the request) before a command's answer came: the command may have
+     * been carried out or not. Its message names the server and what to do.
+     */
+    static final class AnswerLost extends JMSException {
+        AnswerLost(String url, String command, JMSException cause) {
+            super("the connection to " + url + " was lost before the answer to '" + command + "' came ("
+                    + cause.getMessage() + "), so it may or may not have been carried out. The server stopped, or, a "
+                    + "member of a replicated queue manager, it stopped being the active one: 'wharf admin --url URL "
+                    + "display server' at each member's address names the active member (or give --url every "
+                    + "member's address, comma-separated); check there before running the command again.",
+                    cause.getErrorCode());
+            setLinkedException(cause);
+            initCause(cause);
         }
     }
 

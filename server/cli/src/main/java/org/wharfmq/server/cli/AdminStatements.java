@@ -723,6 +723,10 @@ final class AdminStatements implements Runnable, AutoCloseable {
             err.println("wharf: " + where + e.getMessage());
             err.flush();
             return AdminClient.COMMAND_FAILED;
+        } catch (AdminClient.AnswerLost e) {
+            err.println("wharf: " + where + e.getMessage());
+            err.flush();
+            return AdminClient.NO_ANSWER;
         } catch (JMSException | IOException | IllegalArgumentException e) {
             err.println("wharf: " + where + "cannot talk to the server at " + server.url + ": " + e.getMessage());
             err.flush();
@@ -774,7 +778,9 @@ final class AdminStatements implements Runnable, AutoCloseable {
         int status;
         if (reply == null) {
             err.println("wharf: " + where + "no answer from " + server.url + " within "
-                    + AdminClient.REPLY_TIMEOUT_MILLIS / 1000 + " s");
+                    + AdminClient.REPLY_TIMEOUT_MILLIS / 1000 + " s: the server is overloaded or stuck (its log says"
+                    + " which), or, a member of a replicated queue manager, cut off from the others: 'display server'"
+                    + " at each member's address names the active member");
             status = AdminClient.NO_ANSWER;
         } else if (json) {
             out.println(reply.json());

@@ -188,7 +188,8 @@ final class FlowCommand implements Runnable {
             spec.commandLine().getErr().flush();
             return AdminClient.COMMAND_FAILED;
         } catch (JMSException | IllegalArgumentException | IOException e) {
-            spec.commandLine().getErr().println("wharf: cannot talk to the server at " + server.url + ": " + e.getMessage());
+            spec.commandLine().getErr().println("wharf: " + (e instanceof AdminClient.AnswerLost ? ""
+                    : "cannot talk to the server at " + server.url + ": ") + e.getMessage());
             spec.commandLine().getErr().flush();
             return AdminClient.NO_ANSWER;
         }

@@ -17,8 +17,9 @@ import org.wharfmq.server.security.file.SecurityFileRealm;
 /**
  * A queue manager to start with its plugins, as the configuration file names them: on its own journal, or (a
  * replicated queue manager's member elected active) on the store the member takes over. A member makes it while it
- * follows as a replica and {@link #prepare prepares} it then (the metrics' registries and JVM meters, the slowest part
- * of the plugins' start), so that its takeover has that much less to do before its ready line.
+ * follows as a replica and {@link #prepare prepares} it then (the metrics' registries and JVM meters, the admin
+ * plugin's commands and classes: the slowest parts of the plugins' start), so that its takeover has that much less
+ * to do before its ready line.
  *
  * <p>Threads: made, prepared and started on the thread that runs the queue manager ({@code wharf server}'s, or
  * {@link MemberRun}'s loop).
@@ -29,6 +30,7 @@ final class QueueManagerStart implements AutoCloseable {
     private final SecurityFileRealm users;
     private final ReplicationMember member;
     private final MetricsPlugin metrics;
+    private final AdminPlugin admin;
     private final ServerPlugin[] plugins;
 
     /** @param member the replicated queue manager's member that will take over, or null: the journal's own */
@@ -41,7 +43,7 @@ final class QueueManagerStart implements AutoCloseable {
         FlowHost flows = new FlowHost(file.flowHost(), http);
         ChannelsPlugin channels = new ChannelsPlugin(file.channels());
         PubSubHierarchy hierarchy = new PubSubHierarchy(file.hierarchy(), channels);
-        AdminPlugin admin = new AdminPlugin(file::componentSettings, flows.adminCommands(),
+        admin = new AdminPlugin(file::componentSettings, flows.adminCommands(),
                 channels.adminCommands(), hierarchy.adminCommands(), new ReplicationCommands(member));
         metrics = new MetricsPlugin(http.routes(), flows, channels, hierarchy);
         // the hierarchy's control queue before the channels that bring to it; the channels early (they move
@@ -50,9 +52,13 @@ final class QueueManagerStart implements AutoCloseable {
         plugins = new ServerPlugin[]{hierarchy, channels, flows, admin, new ConsolePlugin(http, admin), metrics, http};
     }
 
-    /** Does ahead what needs no running queue manager: the metrics' registries and the JVM's meters. */
+    /**
+     * Does ahead what needs no running queue manager: the metrics' registries and the JVM's meters, the admin
+     * plugin's commands, JSON answers and in-VM connection's classes.
+     */
     void prepare() {
         metrics.prepare();
+        admin.prepare();
     }
 
     /**

@@ -41,6 +41,8 @@ final class ReplicatedGroup implements AutoCloseable {
      * ({@code -Dwharf.it.electionTimeoutMillis=2000}); the default's otherwise.
      */
     private static final Long ELECTION_TIMEOUT_MILLIS = Long.getLong("wharf.it.electionTimeoutMillis");
+    /** A status line only a queue manager's own status has: a member serving clients, not a replica's. */
+    private static final Pattern SERVED = Pattern.compile("(?m)^\\s*connections\\s");
 
     private final Path dir;
     private final MemberNetwork network;
@@ -128,14 +130,14 @@ final class ReplicatedGroup implements AutoCloseable {
     }
 
     /**
-     * Issue 35's partition, the clients of {@code workload} at work throughout: the active member {@code active}, with
-     * the others in sync, is cut off from both ({@link #cut}; its clients' paths stay); it stops taking work, closes
+     * Issue 35's partition, the clients of {@code workload} at work throughout: the active member, once it says the
+     * others are in sync, is cut off from both ({@link #cut}; its clients' paths stay); it stops taking work, closes
      * its queue manager and follows as a replica again in its process, the other two elect a new active member and
      * the clients go on with it; once the cut heals the old one is back, in sync in the new active member's status.
      * Prints how long the cut-off member took to stop serving, for {@code test}; returns the new active member.
      */
-    int partition(int active, ReconnectWorkload workload, String test) throws Exception {
-        awaitStatus(active, "in sync\\s+3/3");
+    int partition(ReconnectWorkload workload, String test) throws Exception {
+        int active = awaitActiveWith("in sync\\s+3/3");
         ServerProcess cutOff = members[active];
         int stops = cutOff.stops();
         int rejoins = cutOff.rejoins();
@@ -159,14 +161,14 @@ final class ReplicatedGroup implements AutoCloseable {
     }
 
     /**
-     * The active member {@code active}, with the others in sync, stands still (SIGSTOP, as in a long JVM pause) until
+     * The active member, once it says the others are in sync, stands still (SIGSTOP, as in a long JVM pause) until
      * another member is elected and takes over; then it goes on (SIGCONT), finds it lost the leadership, stops
      * serving and follows as a replica again in its process: its process never ends, and it is back in sync in the new
      * active member's status. The clients of {@code workload}, at work throughout, fail over to the new active member.
      * Prints the times, for {@code test}; returns the new active member.
      */
-    int pause(int active, ReconnectWorkload workload, String test) throws Exception {
-        awaitStatus(active, "in sync\\s+3/3");
+    int pause(ReconnectWorkload workload, String test) throws Exception {
+        int active = awaitActiveWith("in sync\\s+3/3");
         ServerProcess paused = members[active];
         int stops = paused.stops();
         int rejoins = paused.rejoins();
@@ -200,8 +202,10 @@ final class ReplicatedGroup implements AutoCloseable {
     }
 
     /**
-     * Waits for a member's process other than {@code ended} (the one killed or cut off; null: none) to print its ready
-     * line, and returns its position: that member may be {@code ended}'s, started again, if it was elected.
+     * Waits until a member other than {@code ended}'s process (the one killed, paused or cut off; null: none) says it
+     * is the active member, asked as an operator would ({@link #saysActive}), and returns its position: that member may
+     * be {@code ended}'s, started again, if it was elected. Not its output: a member prints its ready line at each
+     * takeover and may lose the role a moment later (fenced under load), which the test must not take for active.
      */
     int awaitActive(ServerProcess ended) {
         return awaitActive(ended, ELECTION);
@@ -211,7 +215,7 @@ final class ReplicatedGroup implements AutoCloseable {
         long deadline = System.nanoTime() + within.toNanos();
         while (System.nanoTime() < deadline) {
             for (int i = 0; i < 3; i++) {
-                if (members[i] != null && members[i] != ended && members[i].ready()) {
+                if (members[i] != null && members[i] != ended && members[i].alive() && saysActive(i) != null) {
                     return i;
                 }
             }
@@ -223,6 +227,40 @@ final class ReplicatedGroup implements AutoCloseable {
             LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(20));
         }
         throw new AssertionError("no member became active within " + within + ":\n" + outputs());
+    }
+
+    /**
+     * Waits until a member says it is the active one ({@link #awaitActive}) and its status matches {@code expected}:
+     * under load the member elected may lose the role again, and the next one is asked then. Returns its position.
+     */
+    int awaitActiveWith(String expected) {
+        Pattern pattern = Pattern.compile(expected);
+        long deadline = System.nanoTime() + ELECTION.toNanos();
+        String last = "";
+        while (System.nanoTime() < deadline) {
+            for (int i = 0; i < 3; i++) {
+                String status = members[i] != null && members[i].alive() ? saysActive(i) : null;
+                if (status != null && pattern.matcher(status).find()) {
+                    return i;
+                }
+                last = status != null ? status : last;
+            }
+            LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(100));
+        }
+        throw new AssertionError("no active member's status showed " + expected + ":\n" + last + "\n" + outputs());
+    }
+
+    /**
+     * Member {@code i}'s status ({@code wharf admin display server} at its client address) when it says it is the
+     * active member: its queue manager answers (a replica's status session shows no connections) and names itself
+     * the Raft leader and active; null otherwise, or when it does not answer (a member fenced under the call: wharf
+     * admin fails the command as soon as its connection is lost).
+     */
+    private String saysActive(int i) {
+        FlowCommandAccess.Result status = FlowCommandAccess.run("admin", "--url", url(i), "display", "server");
+        String out = status.out();
+        return status.status() == 0 && out.contains("member " + IDS[i] + " of group TEST, LEADER (active: " + IDS[i]
+                + ",") && SERVED.matcher(out).find() ? out : null;
     }
 
     /** What every member has printed, for a failure's message. */

@@ -37,7 +37,7 @@ class ReplicatedNamespacePartitionTest {
             int active = members.startAll();
             workload.start();
             workload.awaitRound(members.member(active));
-            members.partition(active, workload, "ReplicatedNamespacePartitionTest");
+            members.partition(workload, "ReplicatedNamespacePartitionTest");
             workload.finish();
         } finally {
             workload.stopNow();

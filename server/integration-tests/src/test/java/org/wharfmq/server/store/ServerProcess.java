@@ -306,6 +306,21 @@ public final class ServerProcess implements AutoCloseable {
     }
 
     /**
+     * Waits, at most {@code seconds}, for a ready line seen after {@code since} ({@link System#nanoTime}: a kill) and
+     * returns when it was seen, or -1 when none came: a member found active by asking it answers before its ready
+     * line, which comes once its plugins have started.
+     */
+    long awaitReadyAfter(long since, long seconds) throws InterruptedException {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(seconds);
+        synchronized (seen) {
+            while (readyAt - since <= 0 && process.isAlive() && System.nanoTime() < deadline) {
+                seen.wait(100);
+            }
+            return readyAt - since > 0 ? readyAt : -1;
+        }
+    }
+
+    /**
      * How long a member had led its Raft log when it printed its latest ready line, in ms (its "took over" line, which
      * follows the ready line: the ready line's time less this is when it was elected); waits for that line at most
      * {@code seconds}, and answers -1 if it has not come.
