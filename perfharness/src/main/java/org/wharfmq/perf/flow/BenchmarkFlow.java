@@ -213,6 +213,27 @@ public enum BenchmarkFlow {
     }
 
     /**
+     * Whether the plain loop's rate is bound by disk syncs, one or two per operation on one thread: F-FILE's (a sync
+     * per file) and, persistent, F-JMS's and F-FILE-OUT's (the journal's). Its rate is then the disk's sync time, which
+     * on a machine whose disk other work shares changes several-fold within minutes, so a loop timed once, after the
+     * flow's step, may have met another disk than the flow did: the runner times it before the step as well
+     * ({@code RunCommand}) and says when the two differ.
+     */
+    public boolean syncBound(boolean persistent) {
+        return this == F_FILE || persistent && (this == F_JMS || this == F_FILE_OUT);
+    }
+
+    /**
+     * Whether the plain loop does all its work on its own thread, so that its thread's CPU per operation is the
+     * loop's whole cost, to set beside the CPU per operation of the flow's JVMs: F-FILE's file copy (its disk syncs
+     * are the same one per file on both sides). A rate is not that comparison on a busy machine: the flow's twenty
+     * feeders and the server's threads get far more of the cores than the loop's one thread.
+     */
+    public boolean loopOnItsThread() {
+        return this == F_FILE;
+    }
+
+    /**
      * What the flow's plain loop is, as reports name it beside the flow: a plain JMS loop for F-JMS and, with a file
      * append in it, for F-FILE-OUT, a file copy for F-FILE, a JDBC statement for the database flows, the flow's own work
      * (a parse, a transformation) for the others; for a persistent run, the durable work it does as the flow does (a
@@ -349,5 +370,16 @@ public enum BenchmarkFlow {
      * @param bytesPerOp      bytes the loop's thread allocated per operation
      */
     public record Ceiling(double rate, double cpuMicrosPerOp, double bytesPerOp) {
+
+        /** The mean of two timings of one loop (before and after the flow's step). */
+        public static Ceiling mean(Ceiling before, Ceiling after) {
+            return new Ceiling((before.rate + after.rate) / 2, (before.cpuMicrosPerOp + after.cpuMicrosPerOp) / 2,
+                    (before.bytesPerOp + after.bytesPerOp) / 2);
+        }
+
+        /** How many times faster the faster of two timings was (1 when they agree, infinite when one did nothing). */
+        public static double drift(Ceiling before, Ceiling after) {
+            return Math.max(before.rate, after.rate) / Math.min(before.rate, after.rate);
+        }
     }
 }

@@ -12,7 +12,6 @@ import org.wharfmq.perf.workload.TempFiles;
 import javax.jms.DeliveryMode;
 import java.io.IOException;
 import java.io.UncheckedIOException;
-import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -102,12 +101,14 @@ public final class FileFlow implements FlowFactory {
     }
 
     /**
-     * The ceiling, a file copy: the body written to a file (under a {@code .part} name, forced to disk, then renamed,
-     * as the feeders deliver: one sync per file, as the node forces its move to the archive once per file), read back
-     * whole, and moved to an archive folder, as the node reads and archives it; on this thread, in a temporary folder
-     * deleted when the loop is closed. The archive keeps the last {@value #ARCHIVED} files (one more delete per file):
-     * a loop that runs for half a minute makes hundreds of thousands of files, whose deletion took minutes after the
-     * measurement on the busy machine.
+     * The ceiling, a file copy doing the file-system work of the feeders and the node: the body written to a file
+     * under a {@code .part} name and renamed into the folder (as a feeder delivers it), read back whole and moved to
+     * an archive folder, and that move forced to disk by a sync of the folder, as the node says a file is done: one
+     * directory sync per file, the node's own sync (a sync of the file's data instead is another kind of disk work,
+     * whose cost goes its own way on a shared disk). On this thread, in a temporary folder deleted when the loop is
+     * closed. The archive keeps the last {@value #ARCHIVED} files (one more delete per file): a loop that runs for half
+     * a minute makes hundreds of thousands of files, whose deletion took minutes after the measurement on the busy
+     * machine.
      */
     static final class Loop implements ToIntFunction<byte[]>, AutoCloseable {
         private static final int ARCHIVED = 1000;
@@ -129,14 +130,7 @@ public final class FileFlow implements FlowFactory {
         public int applyAsInt(byte[] body) {
             String name = fileName("ceiling", number++);
             try {
-                Path part = directory.resolve(name + ".part");
-                try (FileChannel channel = FileChannel.open(part, StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE)) {
-                    ByteBuffer content = ByteBuffer.wrap(body);
-                    while (content.hasRemaining()) {
-                        channel.write(content);
-                    }
-                    channel.force(false);
-                }
+                Path part = Files.write(directory.resolve(name + ".part"), body, StandardOpenOption.CREATE_NEW);
                 Path file = Files.move(part, directory.resolve(name), StandardCopyOption.ATOMIC_MOVE);
                 int read = Files.readAllBytes(file).length;
                 int slot = (int) (number % ARCHIVED);
@@ -144,6 +138,9 @@ public final class FileFlow implements FlowFactory {
                     Files.delete(archived[slot]);
                 }
                 archived[slot] = Files.move(file, archive.resolve(name), StandardCopyOption.ATOMIC_MOVE);
+                try (FileChannel folder = FileChannel.open(directory, StandardOpenOption.READ)) {
+                    folder.force(true);
+                }
                 return read;
             } catch (IOException e) {
                 throw new UncheckedIOException(e);

@@ -143,24 +143,71 @@ public final class RunCommand {
     /** Runs every target's steps in turn. */
     public static List<StepResult> execute(RunSettings settings, List<Target> targets, Launcher launcher, Consumer<String> progress) throws Exception {
         List<StepResult> all = new ArrayList<>();
+        BenchmarkFlow flow = settings.workload().flow();
+        boolean ceilings = flow != null && flow.hasCeiling();
+        // a loop bound by disk syncs is timed on both sides of the flow's steps: the disk may not stay the same
+        Map<Integer, BenchmarkFlow.Ceiling> before = new java.util.HashMap<>();
+        if (ceilings && flow.syncBound(settings.persistent())) {
+            for (int size : settings.sizes()) {
+                before.put(size, ceiling(settings, flow, size));
+            }
+        }
         for (Target t : targets) {
             all.addAll(new WorkloadRunner(settings, launcher, progress).run(t));
         }
-        BenchmarkFlow flow = settings.workload().flow();
-        if (flow != null && flow.hasCeiling()) {
+        if (ceilings) {
             for (int size : settings.sizes()) {
-                BenchmarkFlow.Ceiling c = ceiling(settings, flow, size);
-                StepResult ceiling = new StepResult(settings.workload().id(), plainLoop(flow, settings.persistent()), size, 1,
-                        1, c.rate(), c.rate(), Double.NaN, c.cpuMicrosPerOp(), Double.NaN, Double.NaN, LatencySummary.NONE,
-                        true, null, List.of());
-                progress.accept(String.format(java.util.Locale.ROOT, "%s ceiling %s: %s/s in a plain loop on one thread (%s), "
-                        + "%s us CPU and %,.0f bytes allocated each", flow.id(), Sizes.label(size), Sizes.rate(c.rate()),
-                        flow.plainLoop(settings.persistent()), Sizes.decimal(c.cpuMicrosPerOp()), c.bytesPerOp()));
-                all.add(ceiling);
+                StepResult loop = ceilingStep(settings, flow, size, before.get(size), ceiling(settings, flow, size),
+                        progress);
+                StepResult flowStep = MarkdownReport.peak(all.stream().filter(s -> s.messageSize() == size
+                        && s.target().equals(Target.WHARF.displayName())).toList());
+                if (flow.loopOnItsThread() && flowStep != null && flowStep.allCpuMicrosPerOp() > 0) {
+                    progress.accept(String.format(java.util.Locale.ROOT, "%s %s by CPU per operation: the loop's "
+                            + "thread %s us, the flow's JVMs (server and clients) %s us: loop/flow = %.2f",
+                            flow.id(), Sizes.label(size), Sizes.decimal(loop.cpuMicrosPerOp()),
+                            Sizes.decimal(flowStep.allCpuMicrosPerOp()),
+                            loop.cpuMicrosPerOp() / flowStep.allCpuMicrosPerOp()));
+                }
+                all.add(loop);
             }
         }
         return all;
     }
+
+    /**
+     * The ceiling's row: the loop's timing after the flow's steps, or for a sync-bound loop the mean of its timings
+     * before and after them, with a problem (not a failure) when they differ by more than {@link #CEILING_DRIFT}.
+     */
+    private static StepResult ceilingStep(RunSettings settings, BenchmarkFlow flow, int size, BenchmarkFlow.Ceiling before,
+                                          BenchmarkFlow.Ceiling after, Consumer<String> progress) {
+        BenchmarkFlow.Ceiling c = before == null ? after : BenchmarkFlow.Ceiling.mean(before, after);
+        List<String> problems = new ArrayList<>();
+        String timings = "";
+        if (before != null) {
+            double drift = BenchmarkFlow.Ceiling.drift(before, after);
+            timings = String.format(java.util.Locale.ROOT, "; the mean of %s/s before the flow's steps and %s/s after",
+                    Sizes.rate(before.rate()), Sizes.rate(after.rate()));
+            if (!(drift <= CEILING_DRIFT)) {
+                problems.add(String.format(java.util.Locale.ROOT, "the disk-bound plain loop ran %.1f times faster on one "
+                        + "side of the flow's steps than on the other (%s/s before, %s/s after): the disk's sync time "
+                        + "changed, so the flow/loop ratio of this run says nothing; run again on a quieter disk",
+                        drift, Sizes.rate(before.rate()), Sizes.rate(after.rate())));
+            }
+        }
+        progress.accept(String.format(java.util.Locale.ROOT, "%s ceiling %s: %s/s in a plain loop on one thread (%s)%s, "
+                + "%s us CPU and %,.0f bytes allocated each", flow.id(), Sizes.label(size), Sizes.rate(c.rate()),
+                flow.plainLoop(settings.persistent()), timings, Sizes.decimal(c.cpuMicrosPerOp()), c.bytesPerOp()));
+        problems.forEach(p -> progress.accept(flow.id() + " ceiling " + Sizes.label(size) + ": " + p));
+        return new StepResult(settings.workload().id(), plainLoop(flow, settings.persistent()), size, 1, 1, c.rate(),
+                c.rate(), Double.NaN, c.cpuMicrosPerOp(), Double.NaN, Double.NaN, LatencySummary.NONE, true, null,
+                problems);
+    }
+
+    /**
+     * How far apart the two timings of a sync-bound plain loop may be (the faster over the slower) for the run's
+     * flow/loop ratio to stand: past it the disk changed under the run.
+     */
+    static final double CEILING_DRIFT = 1.5;
 
     /**
      * How the name of a flow's ceiling (its plain loop: the flow's work, or what the flow stands in for, timed on one

@@ -13,7 +13,6 @@ import org.wharfmq.server.security.file.SecurityFileRealm;
 import picocli.CommandLine;
 
 import java.io.BufferedReader;
-import java.lang.management.ManagementFactory;
 import java.io.IOException;
 import java.io.InputStreamReader;
 import java.net.InetAddress;
@@ -25,8 +24,6 @@ import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.ArrayList;
-import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeSet;
@@ -89,48 +86,6 @@ class WharfCommandTest {
             HttpResponse<String> server = client.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + httpPort
                     + "/api/display-server")).build(), HttpResponse.BodyHandlers.ofString());
             assertTrue(server.body().contains("\"name\":\"WEBQM\""), server.body());
-        } finally {
-            process.toHandle().destroy();
-            assertTrue(process.waitFor(TIMEOUT_SECONDS, TimeUnit.SECONDS), "server did not stop on SIGTERM");
-        }
-    }
-
-    /**
-     * The sample configuration, as {@code bin/wharf server --config config/wharf.yaml} runs it (only its host, ports,
-     * in-VM name, data directory and the flow jar's path changed for the test), answers an HTTP request through its
-     * echo flow: anonymously from this machine, as its secured defaults (no security file) allow.
-     */
-    @Test
-    void theSampleConfigurationAnswersHttpThroughAFlow() throws Exception {
-        int httpPort;
-        try (ServerSocket free = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
-            httpPort = free.getLocalPort();
-        }
-        Path root = Path.of(System.getProperty("wharf.root"));
-        Path jar = TestJars.buildFromSources(dir, "sample-flow.jar",
-                root.resolve("config/flows/sample-flow/src/main/java"));
-        String sample = Files.readString(root.resolve("config/wharf.yaml"));
-        assertTrue(sample.contains("\nhttp:\n  # Port of the HTTP listener. 0 picks any free port.\n  port: 7480\n"),
-                "the sample's HTTP listener");
-        Path config = dir.resolve("wharf.yaml");
-        Files.writeString(config, sample.replace("\nhost: 0.0.0.0\n", "\nhost: 127.0.0.1\n")
-                .replace("inVmName: wharf\n", "inVmName: cli-sample\n")
-                .replace("  port: 7480\n", "  port: " + httpPort + "\n")
-                .replace("config/flows/sample-flow/target/sample-flow.jar", jar.toString()));
-        Process process = wharf("server", "--config", config.toString(), "--port", "0", "--data",
-                dir.resolve("data").toString());
-        try {
-            BufferedReader out = new BufferedReader(new InputStreamReader(process.getInputStream(), StandardCharsets.UTF_8));
-            assertNotNull(out.readLine(), "the server exited before it was ready");
-            HttpClient client = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build();
-            HttpResponse<String> hello = client.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + httpPort
-                    + "/flows/echo")).build(), HttpResponse.BodyHandlers.ofString()); // as curl, from this machine
-            assertEquals(200, hello.statusCode(), hello.body());
-            assertTrue(hello.body().startsWith("Hello from flow 'echo': GET /flows/echo"), hello.body());
-            HttpResponse<String> echo = client.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + httpPort
-                    + "/flows/echo")).POST(HttpRequest.BodyPublishers.ofString("hi")).build(),
-                    HttpResponse.BodyHandlers.ofString());
-            assertEquals("hi", echo.body());
         } finally {
             process.toHandle().destroy();
             assertTrue(process.waitFor(TIMEOUT_SECONDS, TimeUnit.SECONDS), "server did not stop on SIGTERM");
@@ -451,21 +406,6 @@ class WharfCommandTest {
     }
 
     private static Process wharf(String... args) throws IOException {
-        List<String> command = new ArrayList<>();
-        command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
-        // the journal (Chronicle Queue) needs the same --add-opens/--add-exports as this JVM, and on Java 24+ the
-        // same leave to use sun.misc.Unsafe's memory access, without which every run warns on standard error (bin/wharf
-        // passes bin/jvm.options and bin/jvm24.options)
-        for (String argument : ManagementFactory.getRuntimeMXBean().getInputArguments()) {
-            if (argument.startsWith("--add-opens") || argument.startsWith("--add-exports")
-                    || argument.startsWith("--sun-misc-unsafe-memory-access")) {
-                command.add(argument);
-            }
-        }
-        command.add("-cp");
-        command.add(System.getProperty("java.class.path"));
-        command.add(WharfCommand.class.getName());
-        command.addAll(List.of(args));
-        return new ProcessBuilder(command).start();
+        return WharfProcess.start(args);
     }
 }

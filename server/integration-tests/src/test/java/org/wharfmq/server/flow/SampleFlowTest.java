@@ -58,7 +58,11 @@ class SampleFlowTest {
                 new FlowConfig("config/flows/sample-flow/target/sample-flow.jar",
                         "org.wharfmq.sample.flow.SaleStatementFlow", 1),
                 new FlowConfig("config/flows/sample-flow/target/sample-flow.jar",
-                        "org.wharfmq.sample.flow.EchoFlow", 2)), flows);
+                        "org.wharfmq.sample.flow.EchoFlow", 2),
+                new FlowConfig("config/flows/sample-flow/target/sample-flow.jar",
+                        "org.wharfmq.sample.flow.OrdersDbFlow", 1),
+                new FlowConfig("config/flows/sample-flow/target/sample-flow.jar",
+                        "org.wharfmq.sample.flow.CsvFilesFlow", 1)), flows);
         assertEquals(7480, ConfigurationFile.load(SAMPLE_CONFIG).http().port(), "the port the comments' curl calls");
     }
 

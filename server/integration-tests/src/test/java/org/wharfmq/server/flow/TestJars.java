@@ -85,8 +85,9 @@ public final class TestJars {
     }
 
     private static String apiClasspath() {
+        // the flow API and what a flow jar built by Maven against it sees: Jackson's tree (databind and core), JMS
         return String.join(java.io.File.pathSeparator, location(FlowFactory.class), location(JsonNode.class),
-                location(javax.jms.Message.class));
+                location(com.fasterxml.jackson.core.TreeNode.class), location(javax.jms.Message.class));
     }
 
     private static String location(Class<?> type) {
