@@ -17,7 +17,7 @@ import org.wharfmq.flow.node.HttpReplyNode;
  *       Database node inserts it (its values bound as parameters, never SQL text), a DatabaseRetrieve node reads
  *       the customer's orders, and the answer is {@code {"customer":"Ann","orders":[{"id":1,"total":12.50}]}}.</li>
  *   <li>An order the database refuses (an id already taken, a value missing) or a body that is not JSON: the
- *       invocation rolls back (nothing inserted) and the caller gets 400 with the reason.</li>
+ *       invocation rolls back (nothing inserted) and the caller gets 400 (the database's reason in the server's log).</li>
  * </ul>
  */
 public final class OrdersDbFlow implements FlowFactory {
