@@ -1,5 +1,6 @@
 package org.wharfmq.server.channels;
 
+import io.netty.buffer.ByteBuf;
 import org.wharfmq.client.core.ClientException;
 import org.wharfmq.client.core.PendingRequests;
 import org.wharfmq.client.core.transport.ClientTls;
@@ -7,7 +8,9 @@ import org.wharfmq.client.core.transport.NetworkLoop;
 import org.wharfmq.protocol.frame.ErrorCode;
 import org.wharfmq.protocol.frame.Frame;
 import org.wharfmq.protocol.frame.WireXid;
+import org.wharfmq.protocol.message.MessageHeaders;
 import org.wharfmq.protocol.message.MessageReader;
+import org.wharfmq.server.Configuration;
 import org.wharfmq.server.ServerPlugin.Host;
 import org.wharfmq.server.session.InProcessTakes;
 import org.wharfmq.server.session.InProcessTakes.Taken;
@@ -316,6 +319,12 @@ final class SenderChannel implements Runnable {
             d.message().release(); // not sent: it goes back to the transmission queue as the session closes
             partner.checkOpen();
         }
+        try {
+            checkLength(d.message());
+        } catch (ClientException e) {
+            d.message().release();
+            throw e;
+        }
         writeOutsideBatch(d);
     }
 
@@ -408,7 +417,36 @@ final class SenderChannel implements Runnable {
     }
 
     private boolean goesAsDelivered(Taken d) {
-        return !MessageReader.persistentOf(d.message()) && partner.isOpen();
+        return !MessageReader.persistentOf(d.message()) && partner.isOpen() && fits(d.message());
+    }
+
+    /**
+     * Whether the partner reads {@code message}'s frame: its decoder skips, unread, a frame longer than its
+     * maxMessageLength (HELLO_OK's) and {@link Configuration#FRAME_OVERHEAD_ALLOWANCE} (a frame's type byte and the
+     * message), so such a message could go neither to its queue nor to the partner's dead-letter queue.
+     */
+    private boolean fits(ByteBuf message) {
+        return 1L + message.readableBytes() <= (long) partner.maxMessageLength() + Configuration.FRAME_OVERHEAD_ALLOWANCE;
+    }
+
+    /**
+     * Stops the channel (CHANNEL_STOPPED) rather than send a message the partner does not read ({@link #fits}): it
+     * stays on the transmission queue until an operator raises the partner's limit.
+     */
+    private void checkLength(ByteBuf message) throws ClientException {
+        if (fits(message)) {
+            return;
+        }
+        String id = MessageHeaders.read(message).messageId();
+        throw new ClientException(ErrorCode.CHANNEL_STOPPED, "Channel " + definition.name() + " cannot send a message"
+                + " of its transmission queue " + definition.transmissionQueue() + " (" + (id == null ? "no JMSMessageID"
+                : id) + "): it is " + message.readableBytes() + " bytes long, more than queue manager "
+                + partner.serverName() + " reads (its maxMessageLength of " + partner.maxMessageLength() + " bytes, and "
+                + Configuration.FRAME_OVERHEAD_ALLOWANCE + " more for a frame's own fields), so it could go neither to"
+                + " its queue nor to its dead-letter queue. The channel stops, the message kept on the transmission"
+                + " queue: raise maxMessageLength in queue manager " + partner.serverName() + "'s configuration (a"
+                + " restart) and start the channel again on the sending queue manager (wharf admin start channel "
+                + definition.name() + ").");
     }
 
     /**
@@ -533,6 +571,14 @@ final class SenderChannel implements Runnable {
     private Outstanding send(List<Taken> batch) throws Exception {
         if (batch.isEmpty()) {
             return null;
+        }
+        try {
+            for (int i = 0; i < batch.size(); i++) {
+                checkLength(batch.get(i).message()); // before any is written: the batch stays whole on the queue
+            }
+        } catch (ClientException e) {
+            batch.forEach(d -> d.message().release());
+            throw e;
         }
         long lastDelivery = batch.get(batch.size() - 1).deliveryId();
         long bytes = 0;
