@@ -31,7 +31,9 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * longer is refused by its queue for its length and goes to the receiver's dead-letter queue, the reason naming its
  * length, the limit, the setting and the fix; the channel goes on. One more than {@link DeadLetters#HEADROOM_BYTES}
  * over the limit can go to neither: nothing of its batch is committed, the sender stops with the reason and keeps
- * the batch, in doubt.
+ * the batch, in doubt. One more than {@link Configuration#FRAME_OVERHEAD_ALLOWANCE} over, whose frame the receiver
+ * would skip unread, is not sent, persistent or FAST: the sender stops with the reason, the message on its
+ * transmission queue, nothing in doubt.
  */
 class ChannelMessageLengthTest {
 
