@@ -111,4 +111,7 @@ public interface ClientFrameHandler {
     void onStatusRequest(Frame.StatusRequest frame);
 
     void onChannelEndBatch(Frame.ChannelEndBatch frame);
+
+    /** CHANNEL_FAST_CONFIRM: answer OK, the CHANNEL_FAST_MESSAGEs before it being read. */
+    void onChannelFastConfirm(Frame.ChannelFastConfirm frame);
 }

@@ -125,6 +125,7 @@ final class Codec {
             case CHANNEL_FAST_MESSAGE -> Frame.ChannelFastMessage.read(in);
             case STATUS_REQUEST -> Frame.StatusRequest.read(in);
             case STATUS_REPLY -> Frame.StatusReply.read(in);
+            case CHANNEL_FAST_CONFIRM -> Frame.ChannelFastConfirm.read(in);
         };
         if (in.isReadable()) {
             ByteBuf message = FrameEncoder.messageOf(frame);

@@ -1284,7 +1284,8 @@ public sealed interface Frame {
      * channel {@code channel} the server defines as a receiver. Needs the {@code channel} permission. Answered
      * {@link ChannelStatus} with the receiver's last committed batch, or {@link Error} (NOT_AUTHORISED, or
      * UNKNOWN_DESTINATION for a channel the server has no receiver of). After it the connection carries the channel's
-     * {@link ChannelMessage}, {@link ChannelFastMessage} and {@link ChannelEndBatch} frames only.
+     * {@link ChannelMessage}, {@link ChannelFastMessage}, {@link ChannelFastConfirm} and {@link ChannelEndBatch}
+     * frames only.
      *
      * <p>{@code fastNonPersistent} is the sender's NPMSPEED: whether it would send non-persistent messages outside the
      * batches ({@link ChannelFastMessage}); the answer says whether the receiver agrees. {@code resetSequence}, when
@@ -1421,6 +1422,32 @@ public sealed interface Frame {
         /** Reads the payload {@link #writePayload} wrote. */
         public static ChannelEndBatch read(ByteBuf in) {
             return new ChannelEndBatch(in.readInt(), in.readLong(), in.readLong());
+        }
+    }
+
+    /**
+     * Client → server, on a channel opened with {@code fastNonPersistent} agreed: answered {@link Ok} once the receiver
+     * has read every {@link ChannelFastMessage} before it (it puts each as it reads it). The sender takes those
+     * messages off its transmission queue only then, so that what a connection lost unnoticed swallows is bounded by
+     * the messages the sender may have on their way unconfirmed (docs/distributed.md, "What nonPersistentSpeed fast
+     * gives up").
+     */
+    record ChannelFastConfirm(int requestId) implements FromClient {
+        public FrameType type() {
+            return FrameType.CHANNEL_FAST_CONFIRM;
+        }
+
+        public void handleWith(ClientFrameHandler handler) {
+            handler.onChannelFastConfirm(this);
+        }
+
+        public void writePayload(ByteBuf out) {
+            out.writeInt(requestId);
+        }
+
+        /** Reads the payload {@link #writePayload} wrote. */
+        public static ChannelFastConfirm read(ByteBuf in) {
+            return new ChannelFastConfirm(in.readInt());
         }
     }
 

@@ -86,6 +86,7 @@ class FrameCodecTest {
                 new Frame.ChannelStatus(20, 1_234_567_890_123L, 42, true),
                 new Frame.ChannelStatus(20, 1_234_567_890_123L, 42, false),
                 new Frame.ChannelEndBatch(21, 50, 1),
+                new Frame.ChannelFastConfirm(23),
                 new Frame.Hello(ProtocolVersion.CURRENT, "wharf admin", 5000, Frame.Hello.STATUS_SESSION),
                 new Frame.HelloOk(ProtocolVersion.CURRENT, "WHARF", "0.1.0", 10000, 100 << 20, "ops", new byte[0],
                         Frame.HelloOk.STATUS_SESSION),

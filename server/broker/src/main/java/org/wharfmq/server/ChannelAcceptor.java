@@ -13,8 +13,8 @@ import java.util.function.Consumer;
  * The receiving end of channels from other queue managers, which a plugin (module {@code server/channels}) gives the
  * queue manager ({@link ServerPlugin.Host#acceptChannels}): a connection on the queue manager's listeners that sends
  * CHANNEL_OPEN (docs/protocol.md) after its handshake, and whose user has the {@code channel} permission, is handed to
- * it; every later CHANNEL_MESSAGE, CHANNEL_FAST_MESSAGE and CHANNEL_END_BATCH of that connection goes to the
- * {@link Inbound} it returned.
+ * it; every later CHANNEL_MESSAGE, CHANNEL_FAST_MESSAGE, CHANNEL_FAST_CONFIRM and CHANNEL_END_BATCH of that
+ * connection goes to the {@link Inbound} it returned.
  * The broker checks the permission and routes; what the channel does with its messages is the plugin's.
  *
  * <p>{@link #open} and the {@link Inbound}'s methods are called on the connection's event loop, one at a time, in the
@@ -115,6 +115,12 @@ public interface ChannelAcceptor {
 
         /** The current batch ends: commit it with {@code sequence} and {@code batchId}, then answer {@code requestId}. */
         void endBatch(int requestId, long sequence, long batchId);
+
+        /**
+         * The partner asks to confirm the messages outside the batches before this (CHANNEL_FAST_CONFIRM): answer
+         * {@code requestId} OK, every one of them having been read.
+         */
+        void fastConfirm(int requestId);
 
         /** The connection has ended: whatever of the batch was not committed is dropped. */
         void closed();

@@ -619,6 +619,15 @@ final class ServerConnection extends ChannelInboundHandlerAdapter implements Cli
         inboundChannel.endBatch(f.requestId(), f.sequence(), f.batchId());
     }
 
+    @Override
+    public void onChannelFastConfirm(Frame.ChannelFastConfirm f) {
+        if (inboundChannel == null) {
+            ProtocolFailures.protocolError(ctx, "CHANNEL_FAST_CONFIRM before CHANNEL_OPEN was accepted");
+            return;
+        }
+        inboundChannel.fastConfirm(f.requestId());
+    }
+
     /** STATUS_REQUEST belongs to a replica's status session; the active queue manager has its admin command queue. */
     @Override
     public void onStatusRequest(Frame.StatusRequest f) {

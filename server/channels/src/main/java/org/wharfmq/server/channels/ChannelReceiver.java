@@ -331,6 +331,12 @@ final class ChannelReceiver implements AutoCloseable {
         }
 
         @Override
+        public void fastConfirm(int requestId) {
+            // every message before it was read and put (or dead-lettered), on this loop, in the frames' order
+            partner.send(new Frame.Ok(requestId));
+        }
+
+        @Override
         public void closed() {
             closed = true;
             batch.forEach(ByteBuf::release);

@@ -79,6 +79,11 @@ final class CoreLink implements LinkEvents, DeliveryTarget, AutoCloseable {
         return link.serverName();
     }
 
+    /** The longest message the queue manager accepts (its maxMessageLength), from its HELLO_OK. */
+    int maxMessageLength() {
+        return link.maxMessageLength();
+    }
+
     /**
      * Sends the request {@code frame} makes of a fresh request id and waits for its answer.
      *

@@ -1,5 +1,6 @@
 package org.wharfmq.server.channels;
 
+import io.netty.buffer.ByteBuf;
 import org.wharfmq.client.core.ClientException;
 import org.wharfmq.client.core.PendingRequests;
 import org.wharfmq.client.core.transport.ClientTls;
@@ -7,7 +8,9 @@ import org.wharfmq.client.core.transport.NetworkLoop;
 import org.wharfmq.protocol.frame.ErrorCode;
 import org.wharfmq.protocol.frame.Frame;
 import org.wharfmq.protocol.frame.WireXid;
+import org.wharfmq.protocol.message.MessageHeaders;
 import org.wharfmq.protocol.message.MessageReader;
+import org.wharfmq.server.Configuration;
 import org.wharfmq.server.ServerPlugin.Host;
 import org.wharfmq.server.session.InProcessTakes;
 import org.wharfmq.server.session.InProcessTakes.Taken;
@@ -50,10 +53,14 @@ import java.util.concurrent.locks.ReentrantLock;
  * session and its writes never block ({@link NetworkLoop}), so such a stream is sent by the threads that put its messages on the
  * transmission queue, as they are delivered ({@link #takeAsDelivered}): no thread is woken per message, the channel's
  * thread waits until a message must go in a batch, the acknowledgement is due, or nothing comes for the disconnect
- * interval; a burst is written and flushed once. It is acknowledged on the transmission queue (outside a branch) once the queue has stayed empty for
- * {@link ChannelConfiguration#FAST_SETTLE_MILLIS} after it or half the credit is out, before a batch's branch would
- * cover later deliveries, and before the in-process session closes, so it is never sent twice; one on its way when
- * the channel fails may be lost, as FAST allows.
+ * interval; a burst is written and flushed once. Once the queue has stayed empty for
+ * {@link ChannelConfiguration#FAST_SETTLE_MILLIS} after it, or half the credit has gone since the last ask, the sender
+ * asks the partner to confirm what went (CHANNEL_FAST_CONFIRM, answered in order once the receiver has read them), and
+ * acknowledges it on the transmission queue (outside a branch) at the partner's OK. Until then each holds the
+ * consumer's credit, so at most the credit ({@code batchSize × pipelineLength}) is written and unconfirmed: that is
+ * all a connection lost unnoticed can swallow, however late its loss shows. Before a batch's branch (which would
+ * cover them) the sender waits for their confirmation; when the connection ends they are acknowledged, confirmed or
+ * not, so none is ever sent twice, and those the lost connection swallowed are lost, as FAST allows.
  * One that comes while a batch is being gathered goes in that batch (the receiver still puts it at once). Persistent
  * messages always go in batches.
  *
@@ -113,8 +120,15 @@ final class SenderChannel implements Runnable {
     private volatile ChannelDefinition.NonPersistentSpeed agreedSpeed;
     /** The last delivery sent outside the batches and not yet acknowledged on the transmission queue; -1: none. */
     private long unsettledUpTo = -1;
-    /** The deliveries sent outside the batches and not yet acknowledged: the credit their acknowledgement returns. */
+    /**
+     * The deliveries sent outside the batches and not yet acknowledged, confirmed by the partner or not: the credit
+     * their acknowledgement returns, and so at most the credit. What a connection lost unnoticed may swallow.
+     */
     private int unsettled;
+    /** Of {@link #unsettled}, those sent since the last CHANNEL_FAST_CONFIRM went: no confirmation asked yet. */
+    private int unconfirmed;
+    /** The CHANNEL_FAST_CONFIRMs on their way, oldest first (the partner answers them in order). */
+    private final Deque<Confirming> confirming = new ArrayDeque<>(2);
     /**
      * How many deliveries sent outside the batches are acknowledged at the latest: half the consumer's credit, so that
      * a busy stream's acknowledgement returns credit before the queue runs out of it.
@@ -126,6 +140,10 @@ final class SenderChannel implements Runnable {
     private volatile Reported reported = new Reported(0, 0);
 
     private record Reported(long sequence, long batchId) {
+    }
+
+    /** A CHANNEL_FAST_CONFIRM on its way: its answer confirms {@code count} deliveries, up to {@code upTo}. */
+    private record Confirming(long upTo, int count, PendingRequests.Request answer) {
     }
 
     SenderChannel(ChannelDefinition definition, Host host, String queueManager, SenderResets resets) {
@@ -259,19 +277,20 @@ final class SenderChannel implements Runnable {
                     next = stream(); // the next one left to this thread; null: nothing came, the channel ends
                     continue;
                 }
-                // a busy stream's next message comes within the settle delay, and the acknowledgement waits for more
-                boolean mayWait = outstanding.isEmpty() && unsettled < settleEvery;
-                next = local.next(mayWait ? ChannelConfiguration.FAST_SETTLE_MILLIS : 0);
-                if (next == null || unsettled >= settleEvery) {
-                    settleOutsideBatch(); // the queue stayed empty (or half the credit is out): off it for good
+                next = local.next(0);
+                if (unconfirmed >= settleEvery) {
+                    askConfirmation(); // the rest once no batch is on its way ({@link #stream})
                 }
-                if (next == null && outstanding.isEmpty()) {
-                    next = local.next(definition.disconnectIntervalMillis());
-                }
+                settleConfirmed();
                 continue;
             }
             if (next != null && outstanding.size() < definition.pipelineLength()) {
-                settleOutsideBatch(); // before the batch's branch, which takes every delivery up to its last
+                try {
+                    confirmOutsideBatch(); // before the batch's branch, which takes every delivery up to its last
+                } catch (Exception e) {
+                    next.message().release();
+                    throw e;
+                }
                 Outstanding onItsWay = send(gather(next));
                 if (onItsWay != null) {
                     outstanding.addLast(onItsWay);
@@ -281,22 +300,30 @@ final class SenderChannel implements Runnable {
             }
             confirm(outstanding.removeFirst());
             if (next == null) {
-                next = local.next(outstanding.isEmpty() ? definition.disconnectIntervalMillis() : 0);
+                next = !outstanding.isEmpty() ? local.next(0)
+                        : unsettled > 0 ? stream() // messages outside the batches still to be confirmed
+                        : local.next(definition.disconnectIntervalMillis());
             }
         }
     }
 
     /**
      * Sends a non-persistent message outside the batches (the partner agreed to FAST); it is acknowledged on the
-     * transmission queue by {@link #settleOutsideBatch}.
+     * transmission queue once the partner confirms it ({@link #askConfirmation}).
      */
     private void sendOutsideBatch(Taken d) throws ClientException {
         if (!partner.isOpen()) {
-            // nothing answers these writes, so the loss is seen here: those written before it are sent (perhaps
-            // lost, as FAST allows), never sent twice; this one and the rest go back to the transmission queue
-            settleOutsideBatch();
+            // those written before the loss are dropped (perhaps lost, as FAST allows), never sent twice; this one and
+            // the rest go back to the transmission queue
+            dropOutsideBatch();
             d.message().release(); // not sent: it goes back to the transmission queue as the session closes
             partner.checkOpen();
+        }
+        try {
+            checkLength(d.message());
+        } catch (ClientException e) {
+            d.message().release();
+            throw e;
         }
         writeOutsideBatch(d);
     }
@@ -305,6 +332,7 @@ final class SenderChannel implements Runnable {
         long bytes = d.message().readableBytes(); // before the frame owns it
         unsettledUpTo = d.deliveryId();
         unsettled++;
+        unconfirmed++;
         lastOutsideBatchNanos = System.nanoTime();
         partner.write(new Frame.ChannelFastMessage(d.message())); // as stored; the frame owns it
         sent.addOutsideBatch(bytes);
@@ -312,10 +340,9 @@ final class SenderChannel implements Runnable {
 
     /**
      * Waits while the threads that deliver the transmission queue's messages send the non-persistent ones outside the
-     * batches themselves ({@link #takeAsDelivered}), {@link #turn} let go meanwhile; acknowledges what went once the
-     * queue has stayed empty {@link ChannelConfiguration#FAST_SETTLE_MILLIS} (and the partner connection holds no
-     * more than its limit unwritten: the queue hands out no more than the credit meanwhile, which bounds what waits
-     * there). Called with nothing on its way in a batch.
+     * batches themselves ({@link #takeAsDelivered}), {@link #turn} let go meanwhile; asks the partner to confirm what
+     * went once the queue has stayed empty {@link ChannelConfiguration#FAST_SETTLE_MILLIS}, and acknowledges it on the
+     * queue once confirmed. Called with nothing on its way in a batch.
      *
      * @return the next message they left to this thread (a persistent one, one that came while the partner
      * connection was lost), or null once nothing has come for {@code disconnectIntervalMillis}
@@ -328,14 +355,17 @@ final class SenderChannel implements Runnable {
             if (next != null) {
                 return next;
             }
+            settleConfirmed();
+            failedConfirmation(); // the connection's loss fails the confirmations on their way: seen at once
             long quiet = System.nanoTime() - lastOutsideBatchNanos;
-            if (unsettled > 0 && quiet >= settleNanos && partner.isWritable()) {
-                settleOutsideBatch(); // the queue stayed empty: off it for good
+            if (unconfirmed > 0 && quiet >= settleNanos) {
+                askConfirmation(); // the queue stayed empty
             }
             if (unsettled == 0 && quiet >= idleNanos) {
                 return null;
             }
-            long wait = unsettled == 0 ? idleNanos - quiet : quiet < settleNanos ? settleNanos - quiet : settleNanos;
+            // an answered confirmation wakes this thread when no event loop settles it ({@link #confirmed})
+            long wait = unsettled == 0 ? idleNanos - quiet : unconfirmed > 0 ? settleNanos - quiet : settleNanos;
             waitsLong = unsettled == 0;
             streaming = true;
             turn.unlock();
@@ -351,8 +381,8 @@ final class SenderChannel implements Runnable {
     /**
      * Runs on the thread that delivered a burst of the transmission queue's messages (an event loop of this queue
      * manager, with no lock held) while the channel's thread waits in {@link #stream}: writes each non-persistent
-     * message at the head of what was delivered to the partner outside the batches, and acknowledges them once half
-     * the credit is out and the partner connection takes more. Never blocks: the partner connection's writes do not
+     * message at the head of what was delivered to the partner outside the batches, and asks the partner to confirm
+     * them once half the credit is out since the last ask. Never blocks: the partner connection's writes do not
      * ({@link NetworkLoop}), and the turn is only tried. What it leaves (a persistent message, anything while the
      * connection is lost, all of it when the channel's thread has the turn) wakes the channel's thread.
      */
@@ -367,15 +397,16 @@ final class SenderChannel implements Runnable {
             }
             Taken d;
             while ((d = local.poll(this::goesAsDelivered)) != null) {
-                writeOutsideBatch(d); // a loss since the test: written into the lost connection, lost as FAST allows
+                writeOutsideBatch(d); // into a connection lost unnoticed: unconfirmed, it holds the credit
                 sentAsDelivered.increment();
-                if (unsettled >= settleEvery && partner.isWritable()) {
-                    settleOutsideBatch();
+                if (unconfirmed >= settleEvery) {
+                    askConfirmation();
                 }
             }
+            settleConfirmed();
             if (waitsLong && unsettled > 0) {
                 waitsLong = false;
-                wake = true; // to acknowledge these once the queue stays empty the settle delay
+                wake = true; // to ask their confirmation once the queue stays empty the settle delay
             }
         } finally {
             turn.unlock();
@@ -386,17 +417,122 @@ final class SenderChannel implements Runnable {
     }
 
     private boolean goesAsDelivered(Taken d) {
-        return !MessageReader.persistentOf(d.message()) && partner.isOpen();
+        return !MessageReader.persistentOf(d.message()) && partner.isOpen() && fits(d.message());
     }
 
     /**
-     * Acknowledges the messages sent outside the batches on the transmission queue (they leave it for good, without
-     * a journal write: they are non-persistent) and gives their credit back, without waiting: the in-process session
-     * settles it before any later branch or its close. One task on the session's event loop for up to
-     * {@link #settleEvery} messages: a stream of them, each alone on the queue as it comes (RR-5's requests and
-     * replies), costs no task, and no wake-up of that loop, per message.
+     * Whether the partner reads {@code message}'s frame: its decoder skips, unread, a frame longer than its
+     * maxMessageLength (HELLO_OK's) and {@link Configuration#FRAME_OVERHEAD_ALLOWANCE} (a frame's type byte and the
+     * message), so such a message could go neither to its queue nor to the partner's dead-letter queue.
      */
-    private void settleOutsideBatch() {
+    private boolean fits(ByteBuf message) {
+        return 1L + message.readableBytes() <= (long) partner.maxMessageLength() + Configuration.FRAME_OVERHEAD_ALLOWANCE;
+    }
+
+    /**
+     * Stops the channel (CHANNEL_STOPPED) rather than send a message the partner does not read ({@link #fits}): it
+     * stays on the transmission queue until an operator raises the partner's limit.
+     */
+    private void checkLength(ByteBuf message) throws ClientException {
+        if (fits(message)) {
+            return;
+        }
+        String id = MessageHeaders.read(message).messageId();
+        throw new ClientException(ErrorCode.CHANNEL_STOPPED, "Channel " + definition.name() + " cannot send a message"
+                + " of its transmission queue " + definition.transmissionQueue() + " (" + (id == null ? "no JMSMessageID"
+                : id) + "): it is " + message.readableBytes() + " bytes long, more than queue manager "
+                + partner.serverName() + " reads (its maxMessageLength of " + partner.maxMessageLength() + " bytes, and "
+                + Configuration.FRAME_OVERHEAD_ALLOWANCE + " more for a frame's own fields), so it could go neither to"
+                + " its queue nor to its dead-letter queue. The channel stops, the message kept on the transmission"
+                + " queue: raise maxMessageLength in queue manager " + partner.serverName() + "'s configuration (a"
+                + " restart) and start the channel again on the sending queue manager (wharf admin start channel "
+                + definition.name() + ").");
+    }
+
+    /**
+     * Asks the partner to confirm the messages sent outside the batches since the last ask (CHANNEL_FAST_CONFIRM),
+     * without waiting: its OK, read on the partner connection's loop, settles them ({@link #confirmed}). One request
+     * for up to {@link #settleEvery} messages: a stream of them, each alone on the queue as it comes (RR-5's requests
+     * and replies), costs no frame, and no wake-up of a loop, per message.
+     */
+    private void askConfirmation() {
+        if (unconfirmed == 0) {
+            return;
+        }
+        PendingRequests.Request answer = partner.send(Frame.ChannelFastConfirm::new);
+        confirming.addLast(new Confirming(unsettledUpTo, unconfirmed, answer));
+        unconfirmed = 0;
+        answer.answer().whenComplete(this::confirmed);
+    }
+
+    /**
+     * On the partner connection's loop, once a CHANNEL_FAST_CONFIRM is answered (or failed with the connection):
+     * settles what the partner confirmed when the channel's thread waits in {@link #stream}, and wakes that thread
+     * otherwise, or to see the failure.
+     */
+    private void confirmed(Frame.Error error, Throwable failure) {
+        if (error == null && failure == null && streaming && turn.tryLock()) {
+            try {
+                if (streaming) {
+                    settleConfirmed();
+                    return;
+                }
+            } finally {
+                turn.unlock();
+            }
+        }
+        LockSupport.unpark(thread); // a permit: not lost if it has not parked yet
+    }
+
+    /**
+     * Acknowledges on the transmission queue the messages sent outside the batches that the partner confirmed (they
+     * leave it for good, without a journal write: they are non-persistent) and gives their credit back, without
+     * waiting: the in-process session settles it before any later branch or its close. Stops at a confirmation not
+     * answered OK yet.
+     */
+    private void settleConfirmed() {
+        Confirming head;
+        while ((head = confirming.peekFirst()) != null && answeredOk(head.answer())) {
+            confirming.removeFirst();
+            local.acknowledge(head.upTo(), head.count());
+            unsettled -= head.count();
+        }
+    }
+
+    private static boolean answeredOk(PendingRequests.Request request) {
+        return request.answer().isDone() && !request.answer().isCompletedExceptionally()
+                && request.answer().getNow(null) == null;
+    }
+
+    /** Throws why the oldest confirmation on its way failed (the connection's loss, the partner's ERROR), if it has. */
+    private void failedConfirmation() throws ClientException {
+        Confirming head = confirming.peekFirst();
+        if (head != null && head.answer().answer().isDone()) {
+            partner.await(head.answer(), 0);
+        }
+    }
+
+    /**
+     * Waits for the partner to confirm every message sent outside the batches and acknowledges them: before a batch's
+     * branch, which takes every delivery up to its last, so that none of them comes back if that batch does.
+     */
+    private void confirmOutsideBatch() throws ClientException {
+        askConfirmation();
+        Confirming last = confirming.peekLast();
+        if (last != null) {
+            partner.await(last.answer(), ChannelConfiguration.ANSWER_TIMEOUT_MILLIS); // answered in order
+            settleConfirmed();
+            failedConfirmation();
+        }
+    }
+
+    /**
+     * Acknowledges every message sent outside the batches, confirmed or not, as the connection that took them ends:
+     * those it swallowed unnoticed are lost, as FAST allows, never sent twice. At most the credit.
+     */
+    private void dropOutsideBatch() {
+        confirming.clear();
+        unconfirmed = 0;
         if (unsettled == 0) {
             return;
         }
@@ -435,6 +571,14 @@ final class SenderChannel implements Runnable {
     private Outstanding send(List<Taken> batch) throws Exception {
         if (batch.isEmpty()) {
             return null;
+        }
+        try {
+            for (int i = 0; i < batch.size(); i++) {
+                checkLength(batch.get(i).message()); // before any is written: the batch stays whole on the queue
+            }
+        } catch (ClientException e) {
+            batch.forEach(d -> d.message().release());
+            throw e;
         }
         long lastDelivery = batch.get(batch.size() - 1).deliveryId();
         long bytes = 0;
@@ -548,6 +692,9 @@ final class SenderChannel implements Runnable {
     }
 
     private void closePartner() {
+        if (local != null) {
+            dropOutsideBatch(); // a new connection cannot confirm what this one took
+        }
         if (partner != null) {
             partner.close();
             partner = null;
@@ -557,7 +704,7 @@ final class SenderChannel implements Runnable {
 
     private void closeLocal() {
         if (local != null) {
-            settleOutsideBatch(); // before the close: what went outside the batches must not come back to go twice
+            dropOutsideBatch(); // before the close: what went outside the batches must not come back to go twice
             local.close();
             local = null;
         }

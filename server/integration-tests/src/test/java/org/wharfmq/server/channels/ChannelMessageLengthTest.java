@@ -31,7 +31,9 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * longer is refused by its queue for its length and goes to the receiver's dead-letter queue, the reason naming its
  * length, the limit, the setting and the fix; the channel goes on. One more than {@link DeadLetters#HEADROOM_BYTES}
  * over the limit can go to neither: nothing of its batch is committed, the sender stops with the reason and keeps
- * the batch, in doubt.
+ * the batch, in doubt. One more than {@link Configuration#FRAME_OVERHEAD_ALLOWANCE} over, whose frame the receiver
+ * would skip unread, is not sent, persistent or FAST: the sender stops with the reason, the message on its
+ * transmission queue, nothing in doubt.
  */
 class ChannelMessageLengthTest {
 
@@ -106,6 +108,54 @@ class ChannelMessageLengthTest {
         assertEquals(0, qm2.server().queueManager().queue("ORDERS").depth());
         assertEquals(0, qm2.server().queueManager().queue(DeadLetters.QUEUE).depth());
         assertEquals(1, qm1.server().management().preparedBranches().size(), "the batch waits on QM1, in doubt");
+    }
+
+    @Test
+    void aPersistentMessageLongerThanTheReceiverReadsStopsTheChannelAndStaysOnTheTransmissionQueue() throws Exception {
+        aMessageLongerThanTheReceiverReadsStopsTheChannel(DeliveryMode.PERSISTENT);
+    }
+
+    @Test
+    void aFastMessageLongerThanTheReceiverReadsStopsTheChannelAndStaysOnTheTransmissionQueue() throws Exception {
+        aMessageLongerThanTheReceiverReadsStopsTheChannel(DeliveryMode.NON_PERSISTENT);
+    }
+
+    /**
+     * A message more than {@link Configuration#FRAME_OVERHEAD_ALLOWANCE} over the receiver's maxMessageLength: the
+     * receiver would skip its frame unread (its decoder's limit), so it can go neither to its queue nor to the
+     * dead-letter queue. The sender does not send it: it stops, naming the channel, the message's length, the
+     * receiver's limit and the fix, and the message stays on its transmission queue, in no batch in doubt.
+     */
+    private void aMessageLongerThanTheReceiverReadsStopsTheChannel(int deliveryMode) throws Exception {
+        TestServer qm2 = servers.start(c -> c.name("QM2").autoCreate(false).queue("ORDERS")
+                        .maxMessageLength(RECEIVER_LIMIT),
+                ChannelDefinition.receiver("TO.QM2", null, "QM1")
+                        .withReceiving(ChannelDefinition.NonPersistentSpeed.FAST, 1));
+        ChannelsPlugin qm1Channels = new ChannelsPlugin(new ChannelSettings(List.of(ChannelDefinition.sender("TO.QM2",
+                qm2.server().tcpUrl(), "QM2", null, null).withTimes(50, 60_000)
+                .withNonPersistentSpeed(ChannelDefinition.NonPersistentSpeed.FAST))));
+        TestServer qm1 = servers.keep(TestServer.start(c -> c.name("QM1").autoCreate(false)
+                        .queue(QueueDefinition.transmissionQueue("QM2"))
+                        .reference(QueueReference.remote("ORDERS", "ORDERS", "QM2", null)),
+                c -> WharfServer.builder(c).plugins(qm1Channels).start()));
+        Session onQm1 = servers.connect(qm1.server().tcpUrl()).createSession(false, Session.AUTO_ACKNOWLEDGE);
+        MessageProducer producer = onQm1.createProducer(onQm1.createQueue("ORDERS"));
+        int length = RECEIVER_LIMIT + Configuration.FRAME_OVERHEAD_ALLOWANCE;
+        producer.send(LargeMessages.message(onQm1, length, 6), deliveryMode, 4, 0);
+
+        ChannelStatus stopped = ChannelServers.awaitStopped(qm1Channels);
+        assertEquals(ChannelStatus.BATCH_REFUSED, stopped.stopCause());
+        String reason = stopped.reason();
+        assertTrue(reason.startsWith("Channel TO.QM2 cannot send a message of its transmission queue QM2 ("), reason);
+        assertTrue(reason.contains("more than queue manager QM2 reads (its maxMessageLength of " + RECEIVER_LIMIT
+                + " bytes, and " + Configuration.FRAME_OVERHEAD_ALLOWANCE + " more for a frame's own fields)"), reason);
+        assertTrue(reason.contains("The channel stops, the message kept on the transmission queue: raise"
+                + " maxMessageLength in queue manager QM2's configuration (a restart) and start the channel again on"
+                + " the sending queue manager (wharf admin start channel TO.QM2)."), reason);
+        assertEquals(Long.valueOf(1), stopped.transmissionQueueDepth(), "the message waits on QM1: " + stopped);
+        assertTrue(qm1.server().management().preparedBranches().isEmpty(), "no batch was sent, none is in doubt");
+        assertEquals(0, qm2.server().queueManager().queue("ORDERS").depth());
+        assertEquals(0, qm2.server().queueManager().queue(DeadLetters.QUEUE).depth());
     }
 
     /**

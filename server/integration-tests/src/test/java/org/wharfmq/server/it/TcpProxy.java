@@ -14,6 +14,9 @@ import java.util.concurrent.ConcurrentHashMap;
  * {@link #killConnections()} resets both sockets of every relayed connection at once, with no orderly close;
  * {@link #cutClientSides()} resets only the client's side and leaves the server's open and silent, a half-open
  * connection as a pulled cable leaves it, which the server finds dead only when its heartbeat runs out.
+ * {@link #swallow()} keeps every relayed connection open on both sides but relays nothing more either way: a path that
+ * drops every packet, whose loss each end finds only when its heartbeat runs out, and whatever it writes meanwhile
+ * goes nowhere.
  * {@link #cut()} and {@link #heal()} take the path down and up again: while cut, every connection is reset, new ones
  * included.
  */
@@ -28,6 +31,8 @@ public final class TcpProxy implements AutoCloseable {
     private final Set<Socket> clientSides = ConcurrentHashMap.newKeySet();
     /** Server sides left open on purpose by {@link #cutClientSides}: the pumps do not reset them. */
     private final Set<Socket> leftOpen = ConcurrentHashMap.newKeySet();
+    /** Sockets whose pumps read on but relay nothing ({@link #swallow}). */
+    private final Set<Socket> swallowed = ConcurrentHashMap.newKeySet();
 
     private TcpProxy(ServerSocket listener, int targetPort) {
         this.listener = listener;
@@ -94,6 +99,15 @@ public final class TcpProxy implements AutoCloseable {
         clientSides.clear();
     }
 
+    /**
+     * Relays nothing more on the connections relayed now, either way, resetting none: what either end writes is read
+     * and dropped, as a path that loses every packet loses it, so neither end learns of it but by its heartbeat. New
+     * connections are relayed.
+     */
+    public void swallow() {
+        swallowed.addAll(sockets);
+    }
+
     @Override
     public void close() throws IOException {
         listener.close();
@@ -139,8 +153,10 @@ public final class TcpProxy implements AutoCloseable {
             OutputStream out = to.getOutputStream();
             int n;
             while ((n = in.read(buffer)) >= 0) {
-                out.write(buffer, 0, n);
-                out.flush();
+                if (!swallowed.contains(from)) {
+                    out.write(buffer, 0, n);
+                    out.flush();
+                }
             }
         } catch (IOException e) {
             // one side is gone: the finally below takes the other side down too
