@@ -17,7 +17,7 @@ import java.util.Map;
  *
  * <p>Immutable: {@link #with} makes a changed copy, checked when the queue manager takes it ({@link #check}).
  */
-public final class QueueDefinition {
+public final class QueueDefinition extends SettingsEntry<QueueDefinition> {
 
     /** The usage of a transmission queue. */
     public static final String TRANSMISSION = "transmission";
@@ -28,11 +28,13 @@ public final class QueueDefinition {
     /** The keys of a queue ({@link QueueConfiguration}), in declaration order: found once. */
     private static final List<Setting<?>> KEYS = Setting.declaredIn(QueueConfiguration.class);
 
-    /** The value of each key of {@link QueueConfiguration}, named for errors as the queue's. */
-    private final SettingValues values;
-
     private QueueDefinition(SettingValues values) {
-        this.values = values;
+        super(values);
+    }
+
+    @Override
+    protected QueueDefinition of(SettingValues values) {
+        return new QueueDefinition(values);
     }
 
     /**
@@ -42,9 +44,7 @@ public final class QueueDefinition {
      * @throws ConfigurationException for an unknown key, or a value of the wrong type or refused
      */
     static QueueDefinition read(Settings entry) {
-        // its keys by their names, not by the entry's path (queues[1].maxDepth): shown and compared as any queue's
-        SettingValues values = SettingValues.defaults("", KEYS).read(entry);
-        entry.refuseUnknown();
+        SettingValues values = readEntry(entry, KEYS);
         String name = values.get(QueueConfiguration.NAME);
         QueueDefinition queue = new QueueDefinition(values.named(name == null || name.isBlank() ? entry.path()
                 : owner(name)));
@@ -85,32 +85,19 @@ public final class QueueDefinition {
         return named(name).with(QueueConfiguration.USAGE, TRANSMISSION);
     }
 
-    /** The value of {@code setting}, one of {@link QueueConfiguration}'s: null for none (its default). */
-    public <T> T get(Setting<T> setting) {
-        return values.get(setting);
-    }
-
-    /**
-     * This queue with {@code setting} (one of {@link QueueConfiguration}'s) at {@code value}; checked by
-     * {@link #check} (a rule between keys may need the next change).
-     */
-    public <T> QueueDefinition with(Setting<T> setting, T value) {
-        return new QueueDefinition(values.with(setting, value));
-    }
-
     /** The queue's name. */
     public String name() {
-        return values.get(QueueConfiguration.NAME);
+        return get(QueueConfiguration.NAME);
     }
 
     /** Whether this is a transmission queue ({@code usage} {@value #TRANSMISSION}). */
     public boolean transmission() {
-        return TRANSMISSION.equals(values.get(QueueConfiguration.USAGE));
+        return TRANSMISSION.equals(get(QueueConfiguration.USAGE));
     }
 
     /** Whether a queue-full event is published ({@code fullEvent} true). */
     public boolean publishesFullEvents() {
-        return Boolean.TRUE.equals(values.get(QueueConfiguration.FULL_EVENT));
+        return Boolean.TRUE.equals(get(QueueConfiguration.FULL_EVENT));
     }
 
     /**
@@ -118,7 +105,7 @@ public final class QueueDefinition {
      * definitions file keeps, read back through {@link #read(String, Map, String)}.
      */
     public Map<String, String> attributes() {
-        return values.texts(QueueConfiguration.NAME);
+        return values().texts(QueueConfiguration.NAME);
     }
 
     /**
@@ -126,7 +113,7 @@ public final class QueueDefinition {
      * none): what {@code display queue} shows as the queue's {@code settings}.
      */
     public Map<String, Object> shown() {
-        return values.shown();
+        return values().shown();
     }
 
     /** Its settings that are not at their default, for people: "maxDepth 50, backoutThreshold 3" (or "the defaults"). */
@@ -171,15 +158,15 @@ public final class QueueDefinition {
      * @throws ConfigurationException naming the queue, the setting, its value and what it must be
      */
     public void check() {
-        values.check();
+        values().check();
         checkBetween();
     }
 
     /** The rules between its settings: a backout queue of another name, a depth-low event below a depth-high one. */
     private void checkBetween() {
-        String backoutQueue = values.get(QueueConfiguration.BACKOUT_QUEUE);
-        Integer depthHighEvent = values.get(QueueConfiguration.DEPTH_HIGH_EVENT);
-        Integer depthLowEvent = values.get(QueueConfiguration.DEPTH_LOW_EVENT);
+        String backoutQueue = get(QueueConfiguration.BACKOUT_QUEUE);
+        Integer depthHighEvent = get(QueueConfiguration.DEPTH_HIGH_EVENT);
+        Integer depthLowEvent = get(QueueConfiguration.DEPTH_LOW_EVENT);
         if (backoutQueue != null && backoutQueue.equals(name())) {
             throw bad("backoutQueue", "'" + backoutQueue + "'", "another queue's name");
         }
@@ -193,17 +180,6 @@ public final class QueueDefinition {
     private ConfigurationException bad(String setting, Object value, String must) {
         return new ConfigurationException("Setting " + setting + " of queue '" + name() + "' must be " + must
                 + ", was " + value + ".");
-    }
-
-    /** Whether {@code other} is a queue with the same value of every key. */
-    @Override
-    public boolean equals(Object other) {
-        return other instanceof QueueDefinition that && values.equals(that.values);
-    }
-
-    @Override
-    public int hashCode() {
-        return values.hashCode();
     }
 
     /** {@code queue 'ORDERS' (maxDepth 50, backoutThreshold 3)}. */

@@ -26,7 +26,7 @@ import java.util.Map;
  * #read(Settings)}), the definitions file ({@link #attributes}, read back through {@link #read(String, Map, String)})
  * and the factories the admin commands use all go through those declarations. Immutable.
  */
-public final class QueueReference {
+public final class QueueReference extends SettingsEntry<QueueReference> {
 
     /** The type of a queue alias. */
     public static final String ALIAS = "alias";
@@ -35,11 +35,13 @@ public final class QueueReference {
     /** Its keys: {@link QueueConfiguration#NAME} and those of {@link QueueConfiguration.Reference}, found once. */
     private static final List<Setting<?>> KEYS = QueueConfiguration.Reference.keys();
 
-    /** The value of each of its keys, named for errors as the queue's. */
-    private final SettingValues values;
-
     private QueueReference(SettingValues values) {
-        this.values = values;
+        super(values);
+    }
+
+    @Override
+    protected QueueReference of(SettingValues values) {
+        return new QueueReference(values);
     }
 
     /** Whether an entry of {@code queues:} is a reference (it has a {@code type} other than {@code local}). */
@@ -54,14 +56,11 @@ public final class QueueReference {
      * @throws ConfigurationException for an unknown key, or a value of the wrong type or refused
      */
     static QueueReference read(Settings entry) {
-        // its keys by their names, not by the entry's path (queues[1].target): compared as any reference's
-        SettingValues values = SettingValues.defaults("", KEYS).read(entry);
-        entry.refuseUnknown();
+        SettingValues values = readEntry(entry, KEYS);
         String name = values.get(QueueConfiguration.NAME);
         QueueReference reference = new QueueReference(values.named(name == null || name.isBlank() ? entry.path()
                 : owner(name)));
-        reference.values.check();
-        reference.checkBetween();
+        reference.check();
         return reference;
     }
 
@@ -100,44 +99,34 @@ public final class QueueReference {
                 .with(QueueConfiguration.Reference.TRANSMISSION_QUEUE, transmissionQueue);
     }
 
-    /** The value of {@code setting}, one of its keys: null for none. */
-    public <T> T get(Setting<T> setting) {
-        return values.get(setting);
-    }
-
-    /** This reference with {@code setting} (one of its keys) at {@code value}; checked by {@link #check}. */
-    public <T> QueueReference with(Setting<T> setting, T value) {
-        return new QueueReference(values.with(setting, value));
-    }
-
     /** The name applications (or other queue managers) use. */
     public String name() {
-        return values.get(QueueConfiguration.NAME);
+        return get(QueueConfiguration.NAME);
     }
 
     /** {@value #ALIAS} or {@value #REMOTE}. */
     public String type() {
-        return values.get(QueueConfiguration.Reference.TYPE);
+        return get(QueueConfiguration.Reference.TYPE);
     }
 
     /** An alias's queue; null otherwise. */
     public String target() {
-        return values.get(QueueConfiguration.Reference.TARGET);
+        return get(QueueConfiguration.Reference.TARGET);
     }
 
     /** A remote definition's queue on the other queue manager; null for a queue-manager alias. */
     public String remoteQueue() {
-        return values.get(QueueConfiguration.Reference.REMOTE_QUEUE);
+        return get(QueueConfiguration.Reference.REMOTE_QUEUE);
     }
 
     /** The other queue manager. */
     public String remoteQueueManager() {
-        return values.get(QueueConfiguration.Reference.REMOTE_QUEUE_MANAGER);
+        return get(QueueConfiguration.Reference.REMOTE_QUEUE_MANAGER);
     }
 
     /** The transmission queue to use, or null. */
     public String transmissionQueue() {
-        return values.get(QueueConfiguration.Reference.TRANSMISSION_QUEUE);
+        return get(QueueConfiguration.Reference.TRANSMISSION_QUEUE);
     }
 
     /**
@@ -145,7 +134,7 @@ public final class QueueReference {
      * definitions file keeps, read back through {@link #read(String, Map, String)}.
      */
     public Map<String, String> attributes() {
-        return values.texts(QueueConfiguration.NAME);
+        return values().texts(QueueConfiguration.NAME);
     }
 
     /** Whether this is a queue alias. */
@@ -178,7 +167,7 @@ public final class QueueReference {
      * @throws ConfigurationException naming it, what is missing or wrong, and what it must be
      */
     public void check() {
-        values.check();
+        values().check();
         checkBetween();
     }
 
@@ -214,17 +203,6 @@ public final class QueueReference {
 
     private ConfigurationException bad(String why) {
         return new ConfigurationException("Queue '" + name() + "' (" + type() + "): " + why + ".");
-    }
-
-    /** Whether {@code other} is a reference with the same value of every key. */
-    @Override
-    public boolean equals(Object other) {
-        return other instanceof QueueReference that && values.equals(that.values);
-    }
-
-    @Override
-    public int hashCode() {
-        return values.hashCode();
     }
 
     /** {@code queue 'ORDERS.ALIAS' (queue alias for ORDERS)}. */

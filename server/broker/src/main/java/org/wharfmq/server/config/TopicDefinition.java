@@ -13,16 +13,18 @@ import java.util.List;
  * reads it ({@code topic.get(TopicConfiguration.KEY)}). Immutable: {@link #with} makes a changed copy, checked by
  * {@link #check}.
  */
-public final class TopicDefinition {
+public final class TopicDefinition extends SettingsEntry<TopicDefinition> {
 
     /** The keys of an entry ({@link TopicConfiguration}), in declaration order: found once. */
     private static final List<Setting<?>> KEYS = Setting.declaredIn(TopicConfiguration.class);
 
-    /** The value of each key of {@link TopicConfiguration}, named for errors as the entry's. */
-    private final SettingValues values;
-
     private TopicDefinition(SettingValues values) {
-        this.values = values;
+        super(values);
+    }
+
+    @Override
+    protected TopicDefinition of(SettingValues values) {
+        return new TopicDefinition(values);
     }
 
     /**
@@ -32,9 +34,7 @@ public final class TopicDefinition {
      * @throws ConfigurationException for an unknown key, or a value of the wrong type or refused
      */
     static TopicDefinition read(Settings entry) {
-        // its keys by their names, not by the entry's path (topics[1].maxBytes): compared as any entry's
-        SettingValues values = SettingValues.defaults("", KEYS).read(entry);
-        entry.refuseUnknown();
+        SettingValues values = readEntry(entry, KEYS);
         TopicDefinition topic = new TopicDefinition(values.named(owner(values.get(TopicConfiguration.FILTER),
                 entry.path())));
         topic.check();
@@ -47,19 +47,9 @@ public final class TopicDefinition {
                 .with(TopicConfiguration.FILTER, filter));
     }
 
-    /** The value of {@code setting}, one of {@link TopicConfiguration}'s: null for none (its default). */
-    public <T> T get(Setting<T> setting) {
-        return values.get(setting);
-    }
-
-    /** This entry with {@code setting} (one of {@link TopicConfiguration}'s) at {@code value}; see {@link #check}. */
-    public <T> TopicDefinition with(Setting<T> setting, T value) {
-        return new TopicDefinition(values.with(setting, value));
-    }
-
     /** The topic filter the entry covers. */
     public String filter() {
-        return values.get(TopicConfiguration.FILTER);
+        return get(TopicConfiguration.FILTER);
     }
 
     /**
@@ -69,7 +59,7 @@ public final class TopicDefinition {
      * @throws ConfigurationException naming the topic filter, the setting, its value and what it must be
      */
     public void check() {
-        values.check();
+        values().check();
     }
 
     /** An entry as errors name it: {@code topic 'prices/#'}, or {@code unnamed} when it has no filter. */
@@ -77,20 +67,9 @@ public final class TopicDefinition {
         return filter == null || filter.isBlank() ? unnamed : "topic '" + filter + "'";
     }
 
-    /** Whether {@code other} is an entry with the same value of every key. */
-    @Override
-    public boolean equals(Object other) {
-        return other instanceof TopicDefinition that && values.equals(that.values);
-    }
-
-    @Override
-    public int hashCode() {
-        return values.hashCode();
-    }
-
     /** {@code topic 'prices/#' [filter=prices/#, maxBytes=100000, policy=drop]}. */
     @Override
     public String toString() {
-        return owner(filter(), "topics") + " " + values;
+        return owner(filter(), "topics") + " " + values();
     }
 }

@@ -3,12 +3,10 @@ package org.wharfmq.server.queue;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufAllocator;
 import org.wharfmq.protocol.frame.ErrorCode;
-import org.wharfmq.protocol.message.MessageHeaders;
 import org.wharfmq.protocol.selector.Selector;
 import org.wharfmq.server.LockOrder;
 import org.wharfmq.server.OrderedLock;
 import org.wharfmq.server.WharfException;
-import org.wharfmq.server.config.MemoryPolicy;
 import org.wharfmq.server.config.QueueDefinition;
 import org.wharfmq.server.store.Persistence;
 import org.wharfmq.server.store.StoreCompletion;
@@ -38,11 +36,13 @@ import java.util.function.IntConsumer;
  *   <li>{@link QueueRecovery}: the messages recovered from the store at start, and the backouts due then;</li>
  *   <li>{@link QueueLife}: whether it is in use (consumers and browsers attached) or deleted, its deletion when
  *       unused, and its end (every message it holds discarded when it is deleted or the server stops);</li>
+ *   <li>{@link QueueAdmission}: whether a message about to be reserved is taken (the depth limit, the memory
+ *       policy, drop's drops, the disk budgets);</li>
  *   <li>{@link QueuePaging}: the paged messages, written and read back by the {@link Pager}'s thread, with its
  *       {@link PagedLookups} (consumers' selectors among the paged messages) and {@link PagingDiskFailure}. The
  *       queue and paging meet at two interfaces that list the whole seam: the queue's side asks paging what
- *       {@link QueuePager} offers, and paging asks the queue what {@link PagingHost} offers (implemented here, by
- *       {@link PagingSide}).</li>
+ *       {@link QueuePager} offers, and paging asks the queue what {@link PagingHost} offers ({@link PagingSide},
+ *       over the queue's parts).</li>
  * </ul>
  *
  * <h2>Invariant</h2>
@@ -100,6 +100,8 @@ public final class LocalQueue {
     private final OrderedLock lock;
     private final QueueAccounting accounting;
     private final QueueDispatch dispatch;
+    /** Whether a message about to be reserved is taken: depth limit, memory policy, disk budgets. */
+    private final QueueAdmission admission;
     /** The queue's paged messages and its work on the paging thread ({@link QueuePaging}); guarded by the lock. */
     private final QueuePager paging;
     private final QueueAdministration administration;
@@ -135,13 +137,15 @@ public final class LocalQueue {
         this.lock = new OrderedLock(LockOrder.Rank.QUEUE, "queue '" + name + "'");
         this.accounting = new QueueAccounting(name, lock, clock, maxDepth, maxDepthSetOnQueue, limit, budget);
         CompactionArena arena = new CompactionArena(ByteBufAllocator.DEFAULT);
-        this.paging = new QueuePaging(new PagingSide(), name, journaled, lock, pager, budget, arena, clock,
-                persistence);
+        PagingSide pagingSide = new PagingSide(this, lock, clock, accounting);
+        this.paging = new QueuePaging(pagingSide, name, journaled, lock, pager, budget, arena, clock, persistence);
         this.dispatch = new QueueDispatch(this, lock, arena, accounting, paging);
+        this.admission = new QueueAdmission(this, lock, accounting, dispatch, paging);
         this.backout = new QueueBackout(lock);
         this.administration = new QueueAdministration(this, lock, dispatch, accounting, paging, clock);
         this.recovery = new QueueRecovery(this, dispatch, accounting, paging, backout);
         this.life = new QueueLife(this, lock, clock, autoCreated, accounting, dispatch, paging, persistence);
+        pagingSide.attach(dispatch, life);
         this.deadLetters = deadLetters;
         this.journaled = journaled;
         this.persistence = persistence;
@@ -348,13 +352,7 @@ public final class LocalQueue {
                             + "' has been deleted (by TemporaryQueue.delete() or because its connection closed).");
                 }
             }
-            if (accounting.full()) {
-                throw accounting.queueFull();
-            }
-            if (!makeRoomFor(message)) {
-                throw accounting.overBudget(message.memoryBytes());
-            }
-            paging.refuseIfFull(message);
+            admission.admit(message);
             take(message);
             return true;
         } finally {
@@ -383,19 +381,11 @@ public final class LocalQueue {
     public Admission reserveCopy(QueuedMessage copy) {
         lock.lock();
         try {
-            if (accounting.full()) {
-                return Admission.FULL;
+            Admission admitted = admission.admitCopy(copy);
+            if (admitted == Admission.RESERVED) {
+                take(copy);
             }
-            if (!makeRoomFor(copy)) {
-                if (accounting.limit().policy() != MemoryPolicy.DROP || copy.headers().persistent()) {
-                    throw accounting.overBudget(copy.memoryBytes());
-                }
-                accounting.countDropped(); // no room even for the newest: it is the one dropped
-                return Admission.DROPPED;
-            }
-            paging.refuseIfFull(copy);
-            take(copy);
-            return Admission.RESERVED;
+            return admitted;
         } finally {
             unlock();
         }
@@ -416,36 +406,6 @@ public final class LocalQueue {
         accounting.raiseDepth();
         accounting.hold(message);
         message.sequence = nextSequence++;
-    }
-
-    /**
-     * Applies the policy to a message about to be reserved when its bytes do not fit the queue's budget or the
-     * server's: block takes it anyway (its producer's credit is withheld instead); page keeps it on disk; drop drops
-     * the oldest waiting non-persistent messages until it fits; fail, and drop with nothing left to drop, leave no
-     * room. Under the lock.
-     *
-     * @return whether there is room for it
-     */
-    private boolean makeRoomFor(QueuedMessage m) {
-        MemoryPolicy policy = accounting.limit().policy();
-        if (policy == MemoryPolicy.BLOCK || policy == MemoryPolicy.PAGE) {
-            return true; // block holds the producer's credit back; page keeps the message on disk
-        }
-        long bytes = m.memoryBytes();
-        if (accounting.fits(bytes)) {
-            return true;
-        }
-        if (policy == MemoryPolicy.DROP) {
-            QueuedMessage oldest;
-            while ((oldest = dispatch.unlinkOldestNonPersistent()) != null) {
-                discard(oldest);
-                accounting.countDropped();
-                if (accounting.fits(bytes)) {
-                    return true;
-                }
-            }
-        }
-        return false;
     }
 
     /**
@@ -979,7 +939,8 @@ public final class LocalQueue {
      * As {@link #letGo} for a message's bytes: back under budget, the producers it held back are due; a paging queue
      * under its low watermark reads paged messages back. Under the lock.
      */
-    private void letGoBytes(long bytes) {
+    void letGoBytes(long bytes) {
+        assert lock.isHeldByCurrentThread();
         if (accounting.letGo(bytes) && !paging.blocksProducers()) {
             accounting.wakeHeldBack();
         }
@@ -998,93 +959,25 @@ public final class LocalQueue {
         if (!life.deleted()) {
             accounting.countExpired(); // every discard but a deleted queue's is an expiry
         }
+        remove(m);
+    }
+
+    /**
+     * Drops a waiting message the drop policy chose to make room ({@link QueueAdmission}; already unlinked): counted
+     * as dropped, out of the depth and the memory budgets, released. Under the lock.
+     */
+    void drop(QueuedMessage m) {
+        assert lock.isHeldByCurrentThread();
+        remove(m);
+        accounting.countDropped();
+    }
+
+    /** A message leaves the depth and the budgets for good, without a consumer: removed from the store, released. */
+    private void remove(QueuedMessage m) {
         accounting.lowerDepth();
         letGo(m);
         life.noteIfUnused();
         persistence.remove(m);
         m.release();
-    }
-
-    // ---- what paging asks of the queue ----
-
-    /**
-     * The queue as its paging sees it ({@link PagingHost}): the only way {@link QueuePaging} and its parts reach the
-     * queue. Each method that reads or changes the queue's state asserts the lock it is documented to run under.
-     */
-    private final class PagingSide implements PagingHost {
-
-        @Override
-        public void lock() {
-            LocalQueue.this.lock();
-        }
-
-        @Override
-        public void unlock() {
-            LocalQueue.this.unlock();
-        }
-
-        @Override
-        public boolean deleted() {
-            return life.deletedForPaging();
-        }
-
-        @Override
-        public MemoryLimit memoryLimit() {
-            return accounting.limit();
-        }
-
-        @Override
-        public boolean overBudget() {
-            return accounting.overBudget();
-        }
-
-        @Override
-        public long bytesHeld() {
-            return accounting.heldBytes();
-        }
-
-        @Override
-        public boolean awaitsCorrelationId(String correlationId) {
-            return dispatch.awaitsCorrelationId(correlationId);
-        }
-
-        @Override
-        public boolean waitsWithCredit(String correlationId) {
-            return dispatch.waitsWithCredit(correlationId);
-        }
-
-        @Override
-        public QueuedMessage fromPage(ByteBuf content) {
-            return new QueuedMessage(LocalQueue.this, content, MessageHeaders.read(content), null, true);
-        }
-
-        @Override
-        public void hold(QueuedMessage m) {
-            accounting.hold(m);
-        }
-
-        @Override
-        public List<QueueConsumer> offerReadBack(QueuedMessage m, List<QueueConsumer> receivers) {
-            assert lock.isHeldByCurrentThread();
-            if (m.isExpiredAt(clock.millis())) {
-                discard(m);
-                return receivers;
-            }
-            return dispatch.placeReturned(m, receivers);
-        }
-
-        @Override
-        public void letGo(long bytes) {
-            assert lock.isHeldByCurrentThread();
-            letGoBytes(bytes);
-        }
-
-        @Override
-        public void pageFullEnded() {
-            assert lock.isHeldByCurrentThread();
-            if (!accounting.blocksOverBudget()) {
-                accounting.wakeHeldBack();
-            }
-        }
     }
 }

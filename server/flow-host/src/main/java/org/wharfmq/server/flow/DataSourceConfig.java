@@ -3,6 +3,7 @@ package org.wharfmq.server.flow;
 import org.wharfmq.server.config.ConfigurationException;
 import org.wharfmq.server.config.Setting;
 import org.wharfmq.server.config.SettingValues;
+import org.wharfmq.server.config.SettingsEntry;
 import org.wharfmq.server.config.Settings;
 
 import java.util.ArrayList;
@@ -18,16 +19,18 @@ import java.util.Set;
  * <p>It holds the value of each key of {@link FlowHostConfiguration.DataSourceEntry} ({@link #get}): a new key of a
  * data source is its declaration there, its paragraph in config/wharf.yaml and the code that reads it. Immutable.
  */
-public final class DataSourceConfig {
+public final class DataSourceConfig extends SettingsEntry<DataSourceConfig> {
 
     /** The keys of an entry ({@link FlowHostConfiguration.DataSourceEntry}), in declaration order: found once. */
     private static final List<Setting<?>> KEYS = Setting.declaredIn(FlowHostConfiguration.DataSourceEntry.class);
 
-    /** The value of each key of {@link FlowHostConfiguration.DataSourceEntry}. */
-    private final SettingValues values;
-
     private DataSourceConfig(SettingValues values) {
-        this.values = values;
+        super(values);
+    }
+
+    @Override
+    protected DataSourceConfig of(SettingValues values) {
+        return new DataSourceConfig(values);
     }
 
     /**
@@ -58,42 +61,37 @@ public final class DataSourceConfig {
 
     /** This data source taking part in coordinated (XA) transactions, or not. */
     public DataSourceConfig withXa(boolean xa) {
-        return new DataSourceConfig(values.with(FlowHostConfiguration.DataSourceEntry.XA, xa));
-    }
-
-    /** The value of {@code setting}, one of {@link FlowHostConfiguration.DataSourceEntry}'s. */
-    public <T> T get(Setting<T> setting) {
-        return values.get(setting);
+        return with(FlowHostConfiguration.DataSourceEntry.XA, xa);
     }
 
     /** The name the flows' Database nodes use. */
     public String name() {
-        return values.get(FlowHostConfiguration.DataSourceEntry.NAME);
+        return get(FlowHostConfiguration.DataSourceEntry.NAME);
     }
 
     /** The JDBC URL. */
     public String url() {
-        return values.get(FlowHostConfiguration.DataSourceEntry.URL);
+        return get(FlowHostConfiguration.DataSourceEntry.URL);
     }
 
     /** The database user, or null. */
     public String user() {
-        return values.get(FlowHostConfiguration.DataSourceEntry.USER);
+        return get(FlowHostConfiguration.DataSourceEntry.USER);
     }
 
     /** Its password, or null. */
     public String password() {
-        return values.get(FlowHostConfiguration.DataSourceEntry.PASSWORD);
+        return get(FlowHostConfiguration.DataSourceEntry.PASSWORD);
     }
 
     /** The most connections open at once. */
     public int poolSize() {
-        return values.get(FlowHostConfiguration.DataSourceEntry.POOL_SIZE);
+        return get(FlowHostConfiguration.DataSourceEntry.POOL_SIZE);
     }
 
     /** How long an invocation waits for a connection before it fails. */
     public long connectionTimeoutMillis() {
-        return values.get(FlowHostConfiguration.DataSourceEntry.CONNECTION_TIMEOUT_MILLIS);
+        return get(FlowHostConfiguration.DataSourceEntry.CONNECTION_TIMEOUT_MILLIS);
     }
 
     /**
@@ -101,7 +99,7 @@ public final class DataSourceConfig {
      * nodes use it coordinated.
      */
     public boolean xa() {
-        return values.get(FlowHostConfiguration.DataSourceEntry.XA);
+        return get(FlowHostConfiguration.DataSourceEntry.XA);
     }
 
     /**
@@ -117,10 +115,7 @@ public final class DataSourceConfig {
         List<Settings> entries = file.sections("dataSources");
         for (int i = 0; i < entries.size(); i++) {
             Settings entry = entries.get(i);
-            // its keys by their names, not by the entry's path (dataSources[1].url): compared as any data source's
-            SettingValues values = SettingValues.defaults("", KEYS).read(entry);
-            entry.refuseUnknown();
-            DataSourceConfig config = new DataSourceConfig(values);
+            DataSourceConfig config = new DataSourceConfig(readEntry(entry, KEYS));
             String name = config.name();
             if (name == null || name.isBlank()) {
                 throw entry.invalid("name", "data source number " + (i + 1) + " needs a name, the one its flows' "
@@ -130,7 +125,7 @@ public final class DataSourceConfig {
                 throw entry.invalid("name", "data source name '" + name + "' is used twice under 'dataSources': give "
                         + "each a name of its own");
             }
-            config.values.named(config.owner()).check();
+            config.values().named(config.owner()).check();
             if (config.xa() && DataSourcePools.xaDataSourceClass(config.url()) == null) {
                 throw entry.invalid("xa", notXa(name) + "; remove xa: true or use one of those");
             }
@@ -166,27 +161,16 @@ public final class DataSourceConfig {
                 throw new ConfigurationException("Data source name '" + d.name() + "' is used twice under "
                         + "'dataSources': give each a name of its own.");
             }
-            d.values.named(d.owner()).check();
+            d.values().named(d.owner()).check();
             if (d.xa() && DataSourcePools.xaDataSourceClass(d.url()) == null) {
                 throw new ConfigurationException(notXa(d.name()) + ".");
             }
         }
     }
 
-    /** Whether {@code other} is a data source with the same value of every key. */
-    @Override
-    public boolean equals(Object other) {
-        return other instanceof DataSourceConfig that && values.equals(that.values);
-    }
-
-    @Override
-    public int hashCode() {
-        return values.hashCode();
-    }
-
     /** {@code data source 'orders' [name=orders, url=..., password=***, ...]}: never the password. */
     @Override
     public String toString() {
-        return (name() == null ? "data source" : owner()) + " " + values;
+        return (name() == null ? "data source" : owner()) + " " + values();
     }
 }

@@ -3,6 +3,7 @@ package org.wharfmq.server.flow;
 import org.wharfmq.server.config.ConfigurationException;
 import org.wharfmq.server.config.Setting;
 import org.wharfmq.server.config.SettingValues;
+import org.wharfmq.server.config.SettingsEntry;
 import org.wharfmq.server.config.Settings;
 
 import java.util.ArrayList;
@@ -13,16 +14,18 @@ import java.util.List;
  * configuration. It holds the value of each key of {@link FlowHostConfiguration.FlowEntry} ({@link #get}): a new key
  * of a flow's entry is its declaration there, its paragraph in config/wharf.yaml and the code that reads it. Immutable.
  */
-public final class FlowConfig {
+public final class FlowConfig extends SettingsEntry<FlowConfig> {
 
     /** The keys of an entry ({@link FlowHostConfiguration.FlowEntry}), in declaration order: found once. */
     private static final List<Setting<?>> KEYS = Setting.declaredIn(FlowHostConfiguration.FlowEntry.class);
 
-    /** The value of each key of {@link FlowHostConfiguration.FlowEntry}. */
-    private final SettingValues values;
-
     private FlowConfig(SettingValues values) {
-        this.values = values;
+        super(values);
+    }
+
+    @Override
+    protected FlowConfig of(SettingValues values) {
+        return new FlowConfig(values);
     }
 
     /**
@@ -49,33 +52,26 @@ public final class FlowConfig {
     public static List<FlowConfig> read(Settings file) {
         List<FlowConfig> flows = new ArrayList<>();
         for (Settings entry : file.sections("flows")) {
-            // its keys by their names, not by the entry's path (flows[1].jar): compared as any flow's
-            SettingValues values = SettingValues.defaults("", KEYS).read(entry);
-            entry.refuseUnknown();
+            SettingValues values = readEntry(entry, KEYS);
             flows.add(new FlowConfig(values.named(owner(values.get(FlowHostConfiguration.FlowEntry.CLASS),
                     entry.path())).check()));
         }
         return flows;
     }
 
-    /** The value of {@code setting}, one of {@link FlowHostConfiguration.FlowEntry}'s. */
-    public <T> T get(Setting<T> setting) {
-        return values.get(setting);
-    }
-
     /** The flow jar (a relative path is relative to the working directory). */
     public String jar() {
-        return values.get(FlowHostConfiguration.FlowEntry.JAR);
+        return get(FlowHostConfiguration.FlowEntry.JAR);
     }
 
     /** The jar's {@code org.wharfmq.flow.FlowFactory} class (YAML key {@code class}). */
     public String className() {
-        return values.get(FlowHostConfiguration.FlowEntry.CLASS);
+        return get(FlowHostConfiguration.FlowEntry.CLASS);
     }
 
     /** Threads per input node ({@link FlowHostConfiguration.FlowEntry#INSTANCES}). */
     public int instanceCount() {
-        return values.get(FlowHostConfiguration.FlowEntry.INSTANCES);
+        return get(FlowHostConfiguration.FlowEntry.INSTANCES);
     }
 
     /** A flow as errors name it: {@code flow org.example.Orders}, or {@code unnamed} without a class. */
@@ -95,24 +91,13 @@ public final class FlowConfig {
             if (f == null || f.jar() == null || f.jar().isBlank() || f.className() == null || f.className().isBlank()) {
                 throw new ConfigurationException("Flow number " + (i + 1) + " under 'flows' needs a jar and a class.");
             }
-            f.values.named(owner(f.className(), "flows")).check();
+            f.values().named(owner(f.className(), "flows")).check();
         }
-    }
-
-    /** Whether {@code other} is a flow with the same value of every key. */
-    @Override
-    public boolean equals(Object other) {
-        return other instanceof FlowConfig that && values.equals(that.values);
-    }
-
-    @Override
-    public int hashCode() {
-        return values.hashCode();
     }
 
     /** {@code flow org.example.Orders [jar=orders.jar, class=org.example.Orders, instances=1]}. */
     @Override
     public String toString() {
-        return owner(className(), "flow") + " " + values;
+        return owner(className(), "flow") + " " + values();
     }
 }

@@ -1,12 +1,12 @@
 package org.wharfmq.server.cli;
 
+import org.wharfmq.server.it.ChildJvm;
+
 import java.io.IOException;
-import java.lang.management.ManagementFactory;
 import java.nio.file.Path;
-import java.util.ArrayList;
 import java.util.List;
 
-/** The {@code wharf} command in a child JVM, as a user runs it, from this JVM's class path. */
+/** The {@code wharf} command in a child JVM, as a user runs it, from this JVM's class path ({@link ChildJvm}). */
 public final class WharfProcess {
 
     private WharfProcess() {
@@ -22,22 +22,7 @@ public final class WharfProcess {
      * {@code errors} (null: a pipe, which the caller reads).
      */
     public static Process start(Path workingDirectory, Path errors, String... args) throws IOException {
-        List<String> command = new ArrayList<>();
-        command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
-        // the journal (Chronicle Queue) needs the same --add-opens/--add-exports as this JVM, and on Java 24+ the
-        // same leave to use sun.misc.Unsafe's memory access, without which every run warns on standard error (bin/wharf
-        // passes bin/jvm.options and bin/jvm24.options)
-        for (String argument : ManagementFactory.getRuntimeMXBean().getInputArguments()) {
-            if (argument.startsWith("--add-opens") || argument.startsWith("--add-exports")
-                    || argument.startsWith("--sun-misc-unsafe-memory-access")) {
-                command.add(argument);
-            }
-        }
-        command.add("-cp");
-        command.add(System.getProperty("java.class.path"));
-        command.add(WharfCommand.class.getName());
-        command.addAll(List.of(args));
-        ProcessBuilder builder = new ProcessBuilder(command);
+        ProcessBuilder builder = builder(args);
         if (workingDirectory != null) {
             builder.directory(workingDirectory.toFile());
         }
@@ -45,5 +30,15 @@ public final class WharfProcess {
             builder.redirectError(errors.toFile());
         }
         return builder.start();
+    }
+
+    /** {@code wharf args...} in a child JVM, for the caller to redirect and start. */
+    public static ProcessBuilder builder(String... args) {
+        return new ProcessBuilder(command(List.of(), List.of(args)));
+    }
+
+    /** The command line of {@code wharf arguments} (any command: {@code admin ...}), with {@code jvmOptions}. */
+    public static List<String> command(List<String> jvmOptions, List<String> arguments) {
+        return ChildJvm.command(WharfCommand.class, jvmOptions, arguments);
     }
 }

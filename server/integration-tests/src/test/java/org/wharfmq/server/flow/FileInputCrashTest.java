@@ -6,7 +6,7 @@ import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 import org.wharfmq.jms.WharfConnectionFactory;
 import org.wharfmq.server.TestServer;
-import org.wharfmq.server.cli.WharfCommand;
+import org.wharfmq.server.cli.WharfProcess;
 import org.wharfmq.server.it.Receive;
 
 import javax.jms.Connection;
@@ -14,7 +14,6 @@ import javax.jms.Message;
 import javax.jms.MessageConsumer;
 import javax.jms.Session;
 import javax.jms.TextMessage;
-import java.lang.management.ManagementFactory;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
@@ -112,17 +111,8 @@ class FileInputCrashTest {
 
     /** {@code wharf flow run} in a JVM of its own, its output in {@code name}.log under the test's directory. */
     private Process flowRun(Path jar, String url, String name) throws Exception {
-        List<String> command = new ArrayList<>();
-        command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
-        for (String argument : ManagementFactory.getRuntimeMXBean().getInputArguments()) {
-            if (argument.startsWith("--add-opens") || argument.startsWith("--add-exports")
-                    || argument.startsWith("--sun-misc-unsafe-memory-access")) {
-                command.add(argument);
-            }
-        }
-        command.addAll(List.of("-cp", System.getProperty("java.class.path"), WharfCommand.class.getName(),
-                "flow", "run", jar.toString(), "--class", "flows.Files", "--url", url));
         Path log = dir.resolve(name + ".log");
-        return new ProcessBuilder(command).redirectErrorStream(true).redirectOutput(log.toFile()).start();
+        return WharfProcess.builder("flow", "run", jar.toString(), "--class", "flows.Files", "--url", url)
+                .redirectErrorStream(true).redirectOutput(log.toFile()).start();
     }
 }

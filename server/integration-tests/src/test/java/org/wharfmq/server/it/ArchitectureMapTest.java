@@ -22,13 +22,14 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
  * docs/architecture.md's "A message's path" is a map a new engineer follows class by class: its road has at most ten
- * numbered steps, and every class it names ({@code client.core.CoreSender}, {@code queue.QueueManager},
- * {@code PendingRequests.Request}) is a source file of the repository (a test's, where it names a test), with the
- * members and methods the road names ({@code LocalQueue.reserve}; {@code (`onSend`)} after a step's class). The rest
- * of the document, the threads and the tables of who owns what among them, is held to the code the same way: every
- * class it names is one of the repository's (a nested one, {@code Builder}, declared in one of its files), or one of
- * the few outside it that it names on purpose ({@link #OUTSIDE}). A class renamed, moved or deleted without the map
- * fails here, naming what the map says.
+ * numbered steps, each the source file of a class of its own (ten files to open, no two steps in one), and every class
+ * it names ({@code client.core.CoreSender}, {@code queue.QueueManager}, {@code PendingRequests.Request}) is a source
+ * file of the repository (a test's, where it names a test), with the members and methods the road names
+ * ({@code LocalQueue.reserve}; {@code (`onSend`)} after a step's class). The rest of the document, the threads and
+ * the tables of who owns what among them, is held to the code the same way: every class it names is one of the
+ * repository's (a nested one, {@code Builder}, declared in one of its files), or one of the few outside it that it
+ * names on purpose ({@link #OUTSIDE}). A class renamed, moved or deleted without the map fails here, naming what the
+ * map says.
  */
 class ArchitectureMapTest {
 
@@ -74,10 +75,14 @@ class ArchitectureMapTest {
         }
         Matcher step = STEP.matcher(road);
         int steps = 0;
+        Set<Path> files = new java.util.LinkedHashSet<>();
         while (step.find()) {
             steps++;
             assertEquals(steps, Integer.parseInt(step.group(1)), "the steps are numbered in order");
             Path file = resolve(step.group(2));
+            if (file != null && !files.add(file)) {
+                missing.add("step " + steps + ": " + step.group(2) + " is the file of an earlier step");
+            }
             Matcher method = METHOD.matcher(step.group(3));
             while (file != null && method.find()) {
                 if (!Pattern.compile("\\b" + method.group(1) + "\\(").matcher(read(file)).find()) {
@@ -87,6 +92,7 @@ class ArchitectureMapTest {
         }
         assertTrue(names > 30, "the road names its classes: " + names);
         assertTrue(steps >= 8 && steps <= 10, "a message's road in ten classes or fewer: " + steps + " steps");
+        assertEquals(steps, files.size(), "each step one file, a newcomer's ten at most: " + files);
         assertEquals(List.of(), missing, "docs/architecture.md, \"A message's path\", names what the code lacks");
     }
 

@@ -7,9 +7,6 @@ import javax.jms.Message;
 import javax.jms.MessageConsumer;
 import javax.jms.Session;
 import java.io.PrintStream;
-import java.lang.management.ManagementFactory;
-import java.nio.file.Path;
-import java.util.ArrayList;
 import java.util.List;
 
 /**
@@ -39,19 +36,8 @@ public final class AutoAckReceiverProcess {
 
     /** Starts it against {@code url}'s {@code queue}: this JVM's java, class path and --add-opens flags. */
     static Process start(String url, String queue) throws Exception {
-        List<String> command = new ArrayList<>();
-        command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
-        for (String argument : ManagementFactory.getRuntimeMXBean().getInputArguments()) {
-            if (argument.startsWith("--add-opens") || argument.startsWith("--add-exports")) {
-                command.add(argument);
-            }
-        }
-        command.add("-XX:TieredStopAtLevel=1");
-        command.add("-cp");
-        command.add(System.getProperty("java.class.path"));
-        command.add(AutoAckReceiverProcess.class.getName());
-        command.add(url);
-        command.add(queue);
+        List<String> command = ChildJvm.command(AutoAckReceiverProcess.class, List.of("-XX:TieredStopAtLevel=1"),
+                List.of(url, queue));
         return new ProcessBuilder(command).redirectError(ProcessBuilder.Redirect.INHERIT).start();
     }
 }

@@ -1,11 +1,10 @@
 package org.wharfmq.server.store;
 
-import org.wharfmq.server.cli.WharfCommand;
+import org.wharfmq.server.cli.WharfProcess;
 
 import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStreamReader;
-import java.lang.management.ManagementFactory;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -183,20 +182,10 @@ public final class ServerProcess implements AutoCloseable {
 
     /** The command line of {@code wharf ARGUMENTS} (any command: {@code admin ...}) on this JVM's class path. */
     static List<String> wharf(List<String> jvmOptions, List<String> arguments) {
-        List<String> command = new ArrayList<>();
-        command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
-        for (String argument : ManagementFactory.getRuntimeMXBean().getInputArguments()) {
-            if (argument.startsWith("--add-opens") || argument.startsWith("--add-exports")) {
-                command.add(argument);
-            }
-        }
-        command.add("-XX:TieredStopAtLevel=1"); // starts faster; these servers live for a second
-        command.addAll(jvmOptions);
-        command.add("-cp");
-        command.add(System.getProperty("java.class.path"));
-        command.add(WharfCommand.class.getName());
-        command.addAll(arguments);
-        return command;
+        List<String> options = new ArrayList<>();
+        options.add("-XX:TieredStopAtLevel=1"); // starts faster; these servers live for a second
+        options.addAll(jvmOptions);
+        return WharfProcess.command(options, arguments);
     }
 
     /** The port of a server's ready line, or -1 when {@code line} is not it. */
