@@ -82,7 +82,8 @@ final class DataSourceRecovery implements XAResourceRecoveryRegistry {
 
     /**
      * Logs the pool's warnings naming the data source: above all a recovery connection that cannot be made (the
-     * database down), which leaves its branches in doubt until a later scan reaches it.
+     * database down), which leaves its branches in doubt until a later scan reaches it, and a connection dropped after
+     * a failure (the transaction manager's own warning of a failed commit names the connection's object only).
      */
     AgroalDataSourceListener listener() {
         return new AgroalDataSourceListener() {
@@ -96,6 +97,15 @@ final class DataSourceRecovery implements XAResourceRecoveryRegistry {
                 } else {
                     LOG.log(System.Logger.Level.WARNING, "XA " + label(name) + ": " + message);
                 }
+            }
+
+            @Override
+            public void onConnectionFlush(java.sql.Connection connection) {
+                LOG.log(System.Logger.Level.WARNING, "XA " + label(name) + ": a connection that failed (its commit, "
+                        + "its rollback or the connection itself) is dropped from the pool; new ones are opened as the "
+                        + "flows ask. A transaction whose commit failed there stays in the transaction manager's log, "
+                        + "and recovery commits it once the database answers (a scan every " + periodSeconds
+                        + " s, flowHost.recoveryPeriodSeconds).");
             }
 
             @Override

@@ -221,6 +221,7 @@ class DatabaseCrashTest {
             Message output = done.receive(30_000);
             assertNotNull(output, "the queue manager's branch did not commit:\n" + server.outputSoFar());
             assertEquals(4, output.getIntProperty("id"));
+            awaitOutput(server, "XA data source 'orders': a connection that failed (its commit");
             awaitOutput(server, "Recovery cannot reach XA data source 'orders'");
 
             postgres.restart();
