@@ -25,7 +25,7 @@ import java.util.function.UnaryOperator;
  * logged); either logs {@value #HOLDING} and waits there, so that a test can kill the server there, or a database:
  * for good, or, with the system property {@value #RELEASE} naming a file, until that file exists.
  */
-final class QueueManagerBranch implements XAResource, LastResource {
+final class QueueManagerBranch extends ForwardingXAResource implements LastResource {
 
     static final String PROPERTY = "wharf.test.xa.hold";
     static final String HOLDING = "holding the queue manager's XA branch";
@@ -33,14 +33,13 @@ final class QueueManagerBranch implements XAResource, LastResource {
 
     private static final System.Logger LOG = System.getLogger(QueueManagerBranch.class.getName());
 
-    private final XAResource resource;
     /** The crash point: "beforePrepare", "beforeCommit", or null. */
     private final String hold;
     /** The file whose creation ends a hold, or null: held for good. */
     private final Path release;
 
     private QueueManagerBranch(XAResource resource, String hold, Path release) {
-        this.resource = resource;
+        super(resource);
         this.hold = hold;
         this.release = release;
     }
@@ -85,21 +84,6 @@ final class QueueManagerBranch implements XAResource, LastResource {
     }
 
     @Override
-    public void end(Xid xid, int flags) throws XAException {
-        resource.end(xid, flags);
-    }
-
-    @Override
-    public void forget(Xid xid) throws XAException {
-        resource.forget(xid);
-    }
-
-    @Override
-    public int getTransactionTimeout() throws XAException {
-        return resource.getTransactionTimeout();
-    }
-
-    @Override
     public boolean isSameRM(XAResource other) throws XAException {
         return other == this;
     }
@@ -110,23 +94,4 @@ final class QueueManagerBranch implements XAResource, LastResource {
         return resource.prepare(xid);
     }
 
-    @Override
-    public Xid[] recover(int flag) throws XAException {
-        return resource.recover(flag);
-    }
-
-    @Override
-    public void rollback(Xid xid) throws XAException {
-        resource.rollback(xid);
-    }
-
-    @Override
-    public boolean setTransactionTimeout(int seconds) throws XAException {
-        return resource.setTransactionTimeout(seconds);
-    }
-
-    @Override
-    public void start(Xid xid, int flags) throws XAException {
-        resource.start(xid, flags);
-    }
 }

@@ -11,16 +11,15 @@ import javax.transaction.xa.Xid;
  * transaction manager's recovery settles there, naming the resource: what an operator reads after a crash of the
  * server or of a database (docs/flows.md, "Coordinated transactions"). Everything else goes to the resource as it is.
  */
-final class RecoveryLog implements XAResourceWrapper {
+final class RecoveryLog extends ForwardingXAResource implements XAResourceWrapper {
 
     private static final System.Logger LOG = System.getLogger(RecoveryLog.class.getName());
 
     private final String owner;
-    private final XAResource resource;
 
     private RecoveryLog(String owner, XAResource resource) {
+        super(resource);
         this.owner = owner;
-        this.resource = resource;
     }
 
     /** {@code resources}, each logging what recovery settles in it as {@code owner}'s (e.g. "data source 'orders'"). */
@@ -44,46 +43,6 @@ final class RecoveryLog implements XAResourceWrapper {
         resource.rollback(xid);
         LOG.log(System.Logger.Level.INFO, "Recovery rolled back a branch left in doubt in " + owner + " (" + xid
                 + "): prepared, and the transaction manager's log holds no commit decision for it");
-    }
-
-    @Override
-    public Xid[] recover(int flag) throws XAException {
-        return resource.recover(flag);
-    }
-
-    @Override
-    public void end(Xid xid, int flags) throws XAException {
-        resource.end(xid, flags);
-    }
-
-    @Override
-    public void forget(Xid xid) throws XAException {
-        resource.forget(xid);
-    }
-
-    @Override
-    public int getTransactionTimeout() throws XAException {
-        return resource.getTransactionTimeout();
-    }
-
-    @Override
-    public boolean isSameRM(XAResource other) throws XAException {
-        return resource.isSameRM(other instanceof RecoveryLog logged ? logged.resource : other);
-    }
-
-    @Override
-    public int prepare(Xid xid) throws XAException {
-        return resource.prepare(xid);
-    }
-
-    @Override
-    public boolean setTransactionTimeout(int seconds) throws XAException {
-        return resource.setTransactionTimeout(seconds);
-    }
-
-    @Override
-    public void start(Xid xid, int flags) throws XAException {
-        resource.start(xid, flags);
     }
 
     @Override
