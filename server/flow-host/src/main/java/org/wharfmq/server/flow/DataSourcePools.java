@@ -27,7 +27,9 @@ import java.util.Set;
  * <p>An XA data source ({@code xa: true}) is an Agroal pool of the driver's XA connections (H2's {@code JdbcDataSource},
  * PostgreSQL's {@code PGXADataSource}) with Agroal's Narayana integration: a connection taken while the thread has a
  * transaction is enlisted in it and goes back to the pool when the transaction ends; one taken outside any works as
- * an ordinary connection. Agroal registers the pool with the transaction manager's recovery.
+ * an ordinary connection. Each pool has an integration of its own, named after the data source (the transaction
+ * manager's log and warnings name it), and Agroal registers the pool with the transaction manager's recovery
+ * ({@link DataSourceRecovery}), whose scans reach the database with a new connection each time.
  *
  * <p>Opened by {@link FlowHost#start} and closed after its flows have stopped.
  */
@@ -73,20 +75,21 @@ final class DataSourcePools implements AutoCloseable {
     }
 
     private void openXa(DataSourceConfig d, XaTransactions transactions) {
+        DataSourceRecovery recovery = transactions.recoveryOf(d.name());
         AgroalDataSourceConfigurationSupplier config = new AgroalDataSourceConfigurationSupplier()
                 .connectionPoolConfiguration(pool -> pool
                         .maxSize(d.poolSize())
                         .minSize(0) // no connection until a flow asks for one
                         .initialSize(0)
                         .acquisitionTimeout(Duration.ofMillis(d.connectionTimeoutMillis()))
-                        .transactionIntegration(transactions.integration())
+                        .transactionIntegration(transactions.integration(d.name(), recovery))
                         .connectionFactoryConfiguration(factory -> factory
                                 .connectionProviderClassName(xaDataSourceClass(d.url()))
                                 .jdbcUrl(d.url())
                                 .principal(d.user() == null ? null : new NamePrincipal(d.user()))
                                 .credential(d.password() == null ? null : new SimplePassword(d.password()))));
         try {
-            pools.put(d.name(), AgroalDataSource.from(config));
+            pools.put(d.name(), AgroalDataSource.from(config, recovery.listener()));
         } catch (SQLException | RuntimeException e) {
             close();
             throw new ConfigurationException("XA data source '" + d.name() + "' (dataSources, url " + d.url()

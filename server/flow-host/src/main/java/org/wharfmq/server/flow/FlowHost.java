@@ -174,7 +174,7 @@ public final class FlowHost implements ServerPlugin {
         WharfXAConnectionFactory xaFactory = new WharfXAConnectionFactory(vmUrl);
         xaFactory.setUserName(settings.user());
         xaFactory.setPassword(settings.password());
-        transactions = XaTransactions.start(config.dataDirectory(), xaFactory);
+        transactions = XaTransactions.start(config.dataDirectory(), xaFactory, settings.recoveryPeriodSeconds());
         try {
             dataSources = new DataSourcePools(settings.dataSources(), transactions);
             transactions.recoverAtStart();

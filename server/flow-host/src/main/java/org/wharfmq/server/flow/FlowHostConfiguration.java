@@ -36,11 +36,14 @@ public final class FlowHostConfiguration {
     public static final Setting<List<Path>> FILE_DIRECTORIES = Setting.files("fileDirectories");
 
     /**
-     * Seconds between the transaction manager's recovery scans (coordinated flows: docs/flows.md, "Coordinated
-     * transactions"), after the one at start: {@value}. A branch left in doubt by a lost connection (not a crash,
-     * whose branches the scan at start settles) waits up to this long.
+     * {@code recoveryPeriodSeconds}: seconds between the transaction manager's recovery scans (coordinated flows:
+     * docs/flows.md, "Coordinated transactions"), after the one at start: default 120, at least 1. A branch left in
+     * doubt by a lost connection or a database that crashed between its prepare and its commit (not a crash of the
+     * server, whose branches the scan at start settles) waits up to this long once the database is back. Each scan
+     * opens a connection to each XA data source and to the queue manager.
      */
-    public static final int RECOVERY_PERIOD_SECONDS = 120;
+    public static final Setting<Integer> RECOVERY_PERIOD_SECONDS = Setting.integer("recoveryPeriodSeconds", 120)
+            .atLeast(1);
 
     /**
      * Seconds between a recovery scan's two passes (the branches the resources list, then the settling of those no

@@ -16,8 +16,8 @@ import java.util.Objects;
 /**
  * The flow host's settings: its {@code flowHost:} block of config/wharf.yaml (docs/flows.md), the settings
  * {@link FlowHostConfiguration} declares ({@code remoteDeploy}, {@code user}, {@code password},
- * {@code fileDirectories}), read, checked and shown here without a line of their own, and the lists {@code flows:},
- * {@code dataSources:} and {@code jmsProviders:} at the file's top level. The block's keys were once top-level keys
+ * {@code fileDirectories}, {@code recoveryPeriodSeconds}), read, checked and shown here without a line of their own,
+ * and the lists {@code flows:}, {@code dataSources:} and {@code jmsProviders:} at the file's top level. The block's keys were once top-level keys
  * ({@link #FORMER_KEYS}): those are still read, with a warning at start. Immutable.
  */
 public final class FlowHostSettings extends ComponentSettings {
@@ -130,6 +130,11 @@ public final class FlowHostSettings extends ComponentSettings {
      */
     public List<Path> fileDirectories() {
         return get(FlowHostConfiguration.FILE_DIRECTORIES);
+    }
+
+    /** Seconds between the transaction manager's recovery scans (coordinated flows), after the one at start. */
+    public int recoveryPeriodSeconds() {
+        return get(FlowHostConfiguration.RECOVERY_PERIOD_SECONDS);
     }
 
     /** These settings with {@code flows} deployed at startup instead. */

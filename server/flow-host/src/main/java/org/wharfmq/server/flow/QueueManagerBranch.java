@@ -5,6 +5,12 @@ import org.jboss.tm.LastResource;
 import javax.transaction.xa.XAException;
 import javax.transaction.xa.XAResource;
 import javax.transaction.xa.Xid;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardWatchEventKinds;
+import java.nio.file.WatchKey;
+import java.nio.file.WatchService;
 import java.util.concurrent.locks.LockSupport;
 import java.util.function.UnaryOperator;
 
@@ -16,37 +22,57 @@ import java.util.function.UnaryOperator;
  * <p>With crash points for tests, off unless the server's JVM runs with the system property {@value #PROPERTY}:
  * {@code beforeCommit} holds the commit of a prepared transaction (every resource prepared, the transaction manager's
  * decision logged, the databases committed), {@code beforePrepare} its prepare (the databases prepared, no decision
- * logged); either logs {@value #HOLDING} and waits there for good, so that a test can kill the server there.
+ * logged); either logs {@value #HOLDING} and waits there, so that a test can kill the server there, or a database:
+ * for good, or, with the system property {@value #RELEASE} naming a file, until that file exists.
  */
-final class QueueManagerBranch implements XAResource, LastResource {
+final class QueueManagerBranch extends ForwardingXAResource implements LastResource {
 
     static final String PROPERTY = "wharf.test.xa.hold";
     static final String HOLDING = "holding the queue manager's XA branch";
+    static final String RELEASE = "wharf.test.xa.release";
 
     private static final System.Logger LOG = System.getLogger(QueueManagerBranch.class.getName());
 
-    private final XAResource resource;
     /** The crash point: "beforePrepare", "beforeCommit", or null. */
     private final String hold;
+    /** The file whose creation ends a hold, or null: held for good. */
+    private final Path release;
 
-    private QueueManagerBranch(XAResource resource, String hold) {
-        this.resource = resource;
+    private QueueManagerBranch(XAResource resource, String hold, Path release) {
+        super(resource);
         this.hold = hold;
+        this.release = release;
     }
 
-    /** How the readers enlist their session's resource: ordered last, held where the property says. */
+    /** How the readers enlist their session's resource: ordered last, held where the properties say. */
     static UnaryOperator<XAResource> enlisting() {
         String hold = System.getProperty(PROPERTY);
-        return resource -> new QueueManagerBranch(resource, hold);
+        String release = System.getProperty(RELEASE);
+        return resource -> new QueueManagerBranch(resource, hold, release == null ? null : Path.of(release));
     }
 
     private void holdAt(String point, Xid xid) {
-        if (point.equals(hold)) {
-            LOG.log(System.Logger.Level.WARNING, HOLDING + " " + point + " (" + PROPERTY + "): " + xid);
+        if (!point.equals(hold)) {
+            return;
+        }
+        LOG.log(System.Logger.Level.WARNING, HOLDING + " " + point + " (" + PROPERTY + "): " + xid);
+        if (release == null) {
             while (true) {
                 LockSupport.park(this);
             }
         }
+        try (WatchService watch = release.getFileSystem().newWatchService()) {
+            release.getParent().register(watch, StandardWatchEventKinds.ENTRY_CREATE);
+            while (!Files.exists(release)) {
+                WatchKey key = watch.take();
+                key.pollEvents();
+                key.reset();
+            }
+        } catch (IOException | InterruptedException e) {
+            throw new IllegalStateException("Cannot wait for " + release + " (" + RELEASE + ")", e);
+        }
+        LOG.log(System.Logger.Level.WARNING, "released the queue manager's XA branch " + point + " (" + RELEASE + "): "
+                + xid);
     }
 
     @Override
@@ -55,21 +81,6 @@ final class QueueManagerBranch implements XAResource, LastResource {
             holdAt("beforeCommit", xid);
         }
         resource.commit(xid, onePhase);
-    }
-
-    @Override
-    public void end(Xid xid, int flags) throws XAException {
-        resource.end(xid, flags);
-    }
-
-    @Override
-    public void forget(Xid xid) throws XAException {
-        resource.forget(xid);
-    }
-
-    @Override
-    public int getTransactionTimeout() throws XAException {
-        return resource.getTransactionTimeout();
     }
 
     @Override
@@ -83,23 +94,4 @@ final class QueueManagerBranch implements XAResource, LastResource {
         return resource.prepare(xid);
     }
 
-    @Override
-    public Xid[] recover(int flag) throws XAException {
-        return resource.recover(flag);
-    }
-
-    @Override
-    public void rollback(Xid xid) throws XAException {
-        resource.rollback(xid);
-    }
-
-    @Override
-    public boolean setTransactionTimeout(int seconds) throws XAException {
-        return resource.setTransactionTimeout(seconds);
-    }
-
-    @Override
-    public void start(Xid xid, int flags) throws XAException {
-        resource.start(xid, flags);
-    }
 }

@@ -16,10 +16,7 @@ import com.arjuna.ats.jta.common.jtaPropertyManager;
 import com.arjuna.ats.jta.recovery.XAResourceOrphanFilter;
 import com.arjuna.ats.jta.recovery.XAResourceRecoveryHelper;
 import com.arjuna.common.internal.util.propertyservice.BeanPopulator;
-import io.agroal.api.transaction.TransactionIntegration;
 import io.agroal.narayana.NarayanaTransactionIntegration;
-import org.jboss.tm.XAResourceRecovery;
-import org.jboss.tm.XAResourceRecoveryRegistry;
 import org.wharfmq.jms.WharfXAConnectionFactory;
 
 import javax.jms.JMSException;
@@ -39,8 +36,7 @@ import java.security.SecureRandom;
 import java.util.ArrayList;
 import java.util.HexFormat;
 import java.util.List;
-import java.util.Map;
-import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CopyOnWriteArrayList;
 
 /**
  * The flow host's transaction manager for coordinated flows (docs/flows.md, "Coordinated transactions"): Narayana's
@@ -49,7 +45,9 @@ import java.util.concurrent.ConcurrentHashMap;
  * recovery connections) and commits those whose transaction the log says committed, rolling back the others.
  * Started by {@link FlowHost#start} only when a data source is {@code xa: true}; recovery runs before the flows start
  * ({@link #recoverAtStart}), so a crash's in-doubt work is settled before new work comes, then a scan every
- * {@link FlowHostConfiguration#RECOVERY_PERIOD_SECONDS}.
+ * {@link FlowHostConfiguration#RECOVERY_PERIOD_SECONDS} (a database that crashed between a prepare and its commit is
+ * settled by the first scan that reaches it again). What the scans settle is logged naming the resource
+ * ({@link RecoveryLog}).
  *
  * <p>Narayana is one per JVM (its settings are static): a JVM runs one coordinated flow host at a time (a second one
  * is refused while the first runs); each start points Narayana at its own data directory.
@@ -66,15 +64,17 @@ final class XaTransactions implements AutoCloseable {
     private static XaTransactions running;
 
     private final Path store;
+    private final int periodSeconds;
     private final RecoveryManager recovery;
     private final XARecoveryModule xaRecovery;
     private final TransactionManager transactionManager;
-    private final TransactionIntegration integration;
+    private final TransactionSynchronizationRegistry synchronizations = new TransactionSynchronizationRegistryImple();
     private final QueueManagerRecovery queueManager;
-    private final Map<XAResourceRecovery, XAResourceRecoveryHelper> pools = new ConcurrentHashMap<>();
+    private final List<DataSourceRecovery> dataSources = new CopyOnWriteArrayList<>();
 
-    private XaTransactions(Path store, WharfXAConnectionFactory queueManagerConnections) {
+    private XaTransactions(Path store, int periodSeconds, WharfXAConnectionFactory queueManagerConnections) {
         this.store = store;
+        this.periodSeconds = periodSeconds;
         RecoveryManager.delayRecoveryManagerThread(); // its periodic scans start after recoverAtStart
         recovery = RecoveryManager.manager(RecoveryManager.INDIRECT_MANAGEMENT);
         XARecoveryModule module = null;
@@ -91,9 +91,6 @@ final class XaTransactions implements AutoCloseable {
         queueManager = new QueueManagerRecovery(queueManagerConnections);
         xaRecovery.addXAResourceRecoveryHelper(queueManager);
         transactionManager = com.arjuna.ats.jta.TransactionManager.transactionManager();
-        TransactionSynchronizationRegistry synchronizations = new TransactionSynchronizationRegistryImple();
-        integration = new NarayanaTransactionIntegration(transactionManager, synchronizations, null, false,
-                new PoolRecoveries());
     }
 
     /**
@@ -101,9 +98,11 @@ final class XaTransactions implements AutoCloseable {
      *
      * @param dataDirectory           the server's data directory: the log goes under {@code transactions/}
      * @param queueManagerConnections XA connections to the queue manager, as the flows connect
+     * @param periodSeconds           seconds between the recovery scans after the one at start
      * @throws IllegalStateException when another flow host of this JVM runs coordinated flows
      */
-    static XaTransactions start(Path dataDirectory, WharfXAConnectionFactory queueManagerConnections) {
+    static XaTransactions start(Path dataDirectory, WharfXAConnectionFactory queueManagerConnections,
+                                int periodSeconds) {
         Path store = dataDirectory.resolve("transactions").toAbsolutePath();
         synchronized (XaTransactions.class) {
             if (running != null) {
@@ -111,13 +110,13 @@ final class XaTransactions implements AutoCloseable {
                         + ": this JVM's transaction manager (Narayana, one per JVM) runs for the server whose log is "
                         + running.store + ". Run one server with xa: true data sources per JVM.");
             }
-            configure(store);
-            running = new XaTransactions(store, queueManagerConnections);
+            configure(store, periodSeconds);
+            running = new XaTransactions(store, periodSeconds, queueManagerConnections);
             return running;
         }
     }
 
-    private static void configure(Path store) {
+    private static void configure(Path store, int periodSeconds) {
         String node;
         try {
             Files.createDirectories(store);
@@ -151,8 +150,9 @@ final class XaTransactions implements AutoCloseable {
         recoveryPropertyManager.getRecoveryEnvironmentBean()
                 .setRecoveryBackoffPeriod(FlowHostConfiguration.RECOVERY_BACKOFF_SECONDS);
         recoveryPropertyManager.getRecoveryEnvironmentBean()
-                .setPeriodicRecoveryPeriod(FlowHostConfiguration.RECOVERY_PERIOD_SECONDS);
-        LOG.log(System.Logger.Level.INFO, "Coordinated flows: transaction log in " + store + ", node " + node);
+                .setPeriodicRecoveryPeriod(periodSeconds);
+        LOG.log(System.Logger.Level.INFO, "Coordinated flows: transaction log in " + store + ", node " + node
+                + ", recovery scans every " + periodSeconds + " s");
     }
 
     /** The transaction manager the coordinated flows' invocations run under. */
@@ -160,9 +160,23 @@ final class XaTransactions implements AutoCloseable {
         return transactionManager;
     }
 
-    /** What enlists an XA pool's connections in the thread's transaction and registers the pool for recovery. */
-    TransactionIntegration integration() {
-        return integration;
+    /**
+     * What enlists the connections of XA data source {@code name}'s pool in the thread's transaction, under its own
+     * key (a transaction's connection of one pool is never another pool's) and its name (which the transaction
+     * manager's log and warnings give), and registers the pool for recovery.
+     *
+     * @return the data source's recovery, whose {@link DataSourceRecovery#listener()} the pool is to report to
+     */
+    DataSourceRecovery recoveryOf(String name) {
+        DataSourceRecovery recovery = new DataSourceRecovery(name, periodSeconds, xaRecovery);
+        dataSources.add(recovery);
+        return recovery;
+    }
+
+    /** The transaction integration of XA data source {@code name}'s pool, registering it with {@code recovery}. */
+    NarayanaTransactionIntegration integration(String name, DataSourceRecovery recovery) {
+        return new NarayanaTransactionIntegration(transactionManager, synchronizations, DataSourceRecovery.label(name),
+                false, recovery);
     }
 
     /**
@@ -177,7 +191,8 @@ final class XaTransactions implements AutoCloseable {
         recovery.scan();
         XAResourceOrphanFilter ours = new JTANodeNameXAResourceOrphanFilter();
         XAResourceOrphanFilter logged = new JTATransactionLogXAResourceOrphanFilter();
-        List<XAResourceRecoveryHelper> helpers = new ArrayList<>(pools.values());
+        List<XAResourceRecoveryHelper> helpers = new ArrayList<>();
+        dataSources.forEach(dataSource -> helpers.addAll(dataSource.helpers()));
         helpers.add(queueManager);
         for (XAResourceRecoveryHelper helper : helpers) {
             XAResource[] resources;
@@ -185,8 +200,7 @@ final class XaTransactions implements AutoCloseable {
                 resources = helper.getXAResources();
             } catch (Exception e) {
                 LOG.log(System.Logger.Level.WARNING, "Recovery at start cannot reach a resource (" + e + "): its "
-                        + "branches in doubt wait for the next scan, in " + FlowHostConfiguration.RECOVERY_PERIOD_SECONDS
-                        + " s");
+                        + "branches in doubt wait for the next scan, in " + periodSeconds + " s");
                 continue;
             }
             for (XAResource resource : resources) {
@@ -196,17 +210,14 @@ final class XaTransactions implements AutoCloseable {
         recovery.startRecoveryManagerThread();
     }
 
-    private static void rollBackOrphans(XAResource resource, XAResourceOrphanFilter ours,
-                                        XAResourceOrphanFilter logged) {
+    private void rollBackOrphans(XAResource resource, XAResourceOrphanFilter ours, XAResourceOrphanFilter logged) {
         try {
             Xid[] prepared = resource.recover(XAResource.TMSTARTRSCAN);
             try {
                 for (Xid xid : prepared) {
                     if (ours.checkXid(xid) == XAResourceOrphanFilter.Vote.ROLLBACK
                             && logged.checkXid(xid) != XAResourceOrphanFilter.Vote.LEAVE_ALONE) {
-                        resource.rollback(xid);
-                        LOG.log(System.Logger.Level.INFO, "Recovery rolled back " + xid + " (" + resource + "): "
-                                + "prepared before a crash, no decision in the transaction log");
+                        resource.rollback(xid); // logged by the resource (RecoveryLog)
                     }
                 }
             } finally {
@@ -214,8 +225,7 @@ final class XaTransactions implements AutoCloseable {
             }
         } catch (XAException | RuntimeException e) {
             LOG.log(System.Logger.Level.WARNING, "Recovery at start could not settle the branches of " + resource
-                    + " (" + e + "): they wait for the next scan, in " + FlowHostConfiguration.RECOVERY_PERIOD_SECONDS
-                    + " s");
+                    + " (" + e + "): they wait for the next scan, in " + periodSeconds + " s");
         }
     }
 
@@ -228,41 +238,11 @@ final class XaTransactions implements AutoCloseable {
             }
             recovery.terminate();
             xaRecovery.removeXAResourceRecoveryHelper(queueManager);
-            for (XAResourceRecoveryHelper pool : pools.values()) { // the pools closed first remove their own
-                xaRecovery.removeXAResourceRecoveryHelper(pool);
-            }
-            pools.clear();
+            dataSources.forEach(DataSourceRecovery::close);
+            dataSources.clear();
             queueManager.close();
             StoreManager.shutdown();
             running = null;
-        }
-    }
-
-    /** Agroal registers each XA pool's recovery here: it becomes a helper of Narayana's XA recovery module. */
-    private final class PoolRecoveries implements XAResourceRecoveryRegistry {
-        @Override
-        public void addXAResourceRecovery(XAResourceRecovery pool) {
-            XAResourceRecoveryHelper helper = new XAResourceRecoveryHelper() {
-                @Override
-                public boolean initialise(String properties) {
-                    return true;
-                }
-
-                @Override
-                public XAResource[] getXAResources() {
-                    return pool.getXAResources();
-                }
-            };
-            pools.put(pool, helper);
-            xaRecovery.addXAResourceRecoveryHelper(helper);
-        }
-
-        @Override
-        public void removeXAResourceRecovery(XAResourceRecovery pool) {
-            XAResourceRecoveryHelper helper = pools.remove(pool);
-            if (helper != null) {
-                xaRecovery.removeXAResourceRecoveryHelper(helper);
-            }
         }
     }
 
@@ -305,7 +285,7 @@ final class XaTransactions implements AutoCloseable {
                 connection = factory.createXAConnection();
                 session = connection.createXASession();
             }
-            return new XAResource[]{session.getXAResource()};
+            return RecoveryLog.wrap("the queue manager", new XAResource[]{session.getXAResource()});
         }
 
         synchronized void close() {

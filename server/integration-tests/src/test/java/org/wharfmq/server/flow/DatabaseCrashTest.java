@@ -34,7 +34,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * A server killed (SIGKILL) in the middle of a transactional invocation that has inserted a row: after the restart
  * nothing is half done. The database rolled the row back when the server's connection died, the message comes again
  * from the journal, and its second delivery inserts the row once. And a coordinated (XA) flow's server killed between
- * the prepare and the commit: the transaction manager's recovery at the restart commits what its log decided. The
+ * the prepare and the commit: the transaction manager's recovery at the restart commits what its log decided. And the
+ * database killed there instead: the running server's periodic recovery commits its branch once it is back. The
  * server runs as {@code wharf server --config} with the data source and the flow jar in its wharf.yaml, against a
  * real PostgreSQL.
  */
@@ -186,8 +187,75 @@ class DatabaseCrashTest {
         assertEquals(List.of("3 carol coordinated"), rows(), "the row, once");
     }
 
+    /**
+     * A coordinated flow whose database is killed (SIGKILL, its postmaster and backends) once its branch is prepared,
+     * before the transaction manager's decision: the decision is commit all the same (every branch prepared), the
+     * queue manager's branch commits (the output is sent, the input consumed) and the database's commit fails, so the
+     * transaction stays in the transaction manager's log. While the database is down the recovery scans say they
+     * cannot reach it, naming the data source; restarted on the same data directory, the database has the branch
+     * prepared again, and the next scan commits it: the row appears once, beside the output sent once. Then the pool
+     * reconnects: the next order goes through, and nothing is backed out.
+     */
+    @Test
+    @Timeout(value = 240, unit = TimeUnit.SECONDS)
+    void aDatabaseKilledBetweenPrepareAndCommitHasItsBranchCommittedByRecoveryOnceItIsBack() throws Exception {
+        Path config = coordinatedFlow("""
+                flowHost:
+                  recoveryPeriodSeconds: 1
+                """);
+        Path release = dir.resolve("release");
+        ServerProcess server = ServerProcess.startWithJvmOptions(dir.resolve("data"),
+                List.of("-D" + QueueManagerBranch.PROPERTY + "=beforePrepare",
+                        "-D" + QueueManagerBranch.RELEASE + "=" + release),
+                "--config", config.toString());
+        try (Connection connection = new WharfConnectionFactory(server.url()).createConnection()) {
+            connection.start();
+            Session session = connection.createSession(false, Session.AUTO_ACKNOWLEDGE);
+            sendOrder(session, 4, "dave");
+            awaitOutput(server, QueueManagerBranch.HOLDING + " beforePrepare");
+            assertEquals(1, preparedInPostgres(), "the database's branch prepared");
+
+            postgres.kill();
+            Files.createFile(release);
+            MessageConsumer done = session.createConsumer(session.createQueue("ORDERS.DONE"));
+            Message output = done.receive(30_000);
+            assertNotNull(output, "the queue manager's branch did not commit:\n" + server.outputSoFar());
+            assertEquals(4, output.getIntProperty("id"));
+            awaitOutput(server, "XA data source 'orders': a connection that failed (its commit");
+            awaitOutput(server, "Recovery cannot reach XA data source 'orders'");
+
+            postgres.restart();
+            awaitOutput(server, "Recovery committed a branch left in doubt in data source 'orders'");
+            assertEquals(List.of("4 dave coordinated"), rows(), "the row, committed by recovery");
+            assertEquals(0, preparedInPostgres(), "nothing left prepared in the database");
+
+            sendOrder(session, 5, "erin");
+            Message next = done.receive(30_000);
+            assertNotNull(next, "the pool did not reconnect:\n" + server.outputSoFar());
+            assertEquals(5, next.getIntProperty("id"));
+            Receive.nothingMore(done);
+            Receive.nothingMore(session.createConsumer(session.createQueue("ORDERS")));
+            Receive.nothingMore(session.createConsumer(session.createQueue("ORDERS.BACKOUT")));
+        } finally {
+            server.close();
+        }
+        assertEquals(List.of("4 dave coordinated", "5 erin coordinated"), rows(), "each row once");
+    }
+
+    private static void sendOrder(Session session, int id, String customer) throws Exception {
+        TextMessage order = session.createTextMessage("coordinated");
+        order.setIntProperty("id", id);
+        order.setStringProperty("customer", customer);
+        session.createProducer(session.createQueue("ORDERS")).send(order, DeliveryMode.PERSISTENT, 4, 0);
+    }
+
     /** The configuration of a server running a coordinated flow: ORDERS, its row inserted, to ORDERS.DONE. */
     private Path coordinatedFlow() throws Exception {
+        return coordinatedFlow("");
+    }
+
+    /** As {@link #coordinatedFlow()}, with {@code more} (YAML) at the end of its configuration. */
+    private Path coordinatedFlow(String more) throws Exception {
         Path jar = TestJars.build(dir, "xa-flow.jar", Map.of(
                 "flows.XaFlow", """
                         package flows;
@@ -217,7 +285,7 @@ class DatabaseCrashTest {
                 flows:
                   - jar: %s
                     class: flows.XaFlow
-                """.formatted(postgres.url(), postgres.user(), jar));
+                """.formatted(postgres.url(), postgres.user(), jar) + more);
     }
 
     /** Starts the server with the crash point {@code point}, sends an order, and kills the server held there. */
@@ -226,11 +294,7 @@ class DatabaseCrashTest {
                 List.of("-D" + QueueManagerBranch.PROPERTY + "=" + point), "--config", config.toString());
         try {
             try (Connection connection = new WharfConnectionFactory(server.url()).createConnection()) {
-                Session session = connection.createSession(false, Session.AUTO_ACKNOWLEDGE);
-                TextMessage order = session.createTextMessage("coordinated");
-                order.setIntProperty("id", id);
-                order.setStringProperty("customer", customer);
-                session.createProducer(session.createQueue("ORDERS")).send(order, DeliveryMode.PERSISTENT, 4, 0);
+                sendOrder(connection.createSession(false, Session.AUTO_ACKNOWLEDGE), id, customer);
             }
             awaitOutput(server, QueueManagerBranch.HOLDING + " " + point);
         } finally {

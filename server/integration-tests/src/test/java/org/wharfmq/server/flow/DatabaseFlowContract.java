@@ -393,6 +393,31 @@ abstract class DatabaseFlowContract {
                 rows(), "the values are stored as they were sent, and the table is still there");
     }
 
+    /**
+     * A Database node runs any statement, not only inserts: an UPDATE and a DELETE with the message's values bound,
+     * committing with the message.
+     */
+    @Test
+    void updatesAndDeletesRunWithTheMessagesValues() throws Exception {
+        try (java.sql.Connection db = database.connect(); Statement sql = db.createStatement()) {
+            sql.execute("INSERT INTO orders (id, customer, note) VALUES (1, 'alice', 'first'), (2, 'alice', 'second'), "
+                    + "(3, 'bob', 'third')");
+        }
+        flowHost.deploy(() -> FlowDefinition.builder("maintain")
+                .node("in", InputNode.queue("ORDERS").transactionMode(TransactionMode.YES))
+                .node("update", new DatabaseNode(DATA_SOURCE, "UPDATE orders SET note = ? WHERE id = ?", "Body",
+                        "UserProperties/id"))
+                .node("delete", new DatabaseNode(DATA_SOURCE, "DELETE FROM orders WHERE customer = ? AND id <> ?",
+                        "UserProperties/customer", "UserProperties/id"))
+                .node("done", OutputNode.queue("ORDERS.DONE"))
+                .wire("in", "out", "update").wire("update", "out", "delete").wire("delete", "out", "done")
+                .build(), 1);
+        send(1, "alice", "changed", false);
+
+        assertEquals(List.of(1), ids(receive("ORDERS.DONE", 1)));
+        assertEquals(List.of("1 alice changed", "3 bob third"), rows(), "order 1 updated, alice's others deleted");
+    }
+
     @Test
     void aFlowNamingAnUndefinedDataSourceIsRefusedAtDeploy() {
         IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> flowHost.deploy(() ->

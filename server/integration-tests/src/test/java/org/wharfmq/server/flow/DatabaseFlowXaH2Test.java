@@ -8,6 +8,9 @@ import org.wharfmq.flow.node.OutputNode;
 import org.junit.jupiter.api.Test;
 import org.wharfmq.server.TestServer;
 
+import java.sql.ResultSet;
+import java.sql.Statement;
+import java.util.ArrayList;
 import java.util.List;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -53,6 +56,50 @@ class DatabaseFlowXaH2Test extends DatabaseFlowContract {
                         .build(), 1));
         assertTrue(e.getMessage().contains("uses the XA data sources [orders] and the data sources [ledger], which "
                 + "are not XA"), e.getMessage());
+    }
+
+    /**
+     * Two XA data sources in one invocation: each Database node's statement runs on its own data source's database
+     * (a pool never takes the connection another pool enlisted in the transaction), and both commit with the message.
+     */
+    @Test
+    void twoXaDataSourcesInOneInvocationEachRunOnTheirOwnDatabase() throws Exception {
+        TestDatabase orders = TestDatabase.h2().xa();
+        TestDatabase ledger = TestDatabase.h2().xa();
+        createTable(orders, "orders");
+        createTable(ledger, "ledger");
+        restart(FlowHostSettings.defaults().withDataSources(List.of(orders.dataSource("orders"),
+                ledger.dataSource("ledger"))));
+        flowHost.deploy(() -> FlowDefinition.builder("two")
+                .node("in", InputNode.queue("ORDERS").transactionMode(TransactionMode.YES))
+                .node("order", new DatabaseNode("orders", "INSERT INTO orders (id) VALUES (?)", "UserProperties/id"))
+                .node("ledger", new DatabaseNode("ledger", "INSERT INTO ledger (id) VALUES (?)", "UserProperties/id"))
+                .node("out", OutputNode.queue("ORDERS.DONE"))
+                .wire("in", "out", "order").wire("order", "out", "ledger").wire("ledger", "out", "out")
+                .build(), 1);
+        assertTrue(flowHost.flow("two").running().coordinated());
+        send(8, "frank", "two databases", false);
+
+        assertEquals(8, receive("ORDERS.DONE", 1).get(0).getIntProperty("id"));
+        assertEquals(List.of(8), idsIn(orders, "orders"));
+        assertEquals(List.of(8), idsIn(ledger, "ledger"));
+    }
+
+    private static void createTable(TestDatabase database, String table) throws Exception {
+        try (java.sql.Connection db = database.connect(); Statement sql = db.createStatement()) {
+            sql.execute("CREATE TABLE " + table + " (id INTEGER PRIMARY KEY)");
+        }
+    }
+
+    private static List<Integer> idsIn(TestDatabase database, String table) throws Exception {
+        List<Integer> ids = new ArrayList<>();
+        try (java.sql.Connection db = database.connect(); Statement sql = db.createStatement();
+             ResultSet rows = sql.executeQuery("SELECT id FROM " + table + " ORDER BY id")) {
+            while (rows.next()) {
+                ids.add(rows.getInt(1));
+            }
+        }
+        return ids;
     }
 
     /** Narayana's settings are the JVM's: a second coordinated flow host is refused while the first runs. */

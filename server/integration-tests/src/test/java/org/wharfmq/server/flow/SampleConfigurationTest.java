@@ -29,8 +29,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 /**
  * The sample configuration's flows, as a user runs them: {@code bin/wharf server --config config/wharf.yaml} from the
  * Wharf folder (here a copy of its layout: config/wharf.yaml, with only its host, ports, in-VM name and the flow jar's
- * path changed, and the working directory the data directory's parent), then the commands docs/flows.md ("Sample
- * flows") gives. One server for the class (a child JVM and the sample jar compiled: seconds each); each test uses
+ * path changed, and the working directory the data directory's parent; the HTTP request sample's URL gets the changed
+ * port too), then the commands docs/flows.md ("Sample flows") gives. One server for the class (a child JVM and the sample jar compiled: seconds each); each test uses
  * what no other one touches.
  */
 @Tag("slow")
@@ -60,6 +60,21 @@ class SampleConfigurationTest {
         assertEquals(200, hello.statusCode(), hello.body());
         assertTrue(hello.body().startsWith("Hello from flow 'echo': GET /flows/echo"), hello.body());
         assertEquals("hi", server.post("/flows/echo", "hi").body());
+    }
+
+    /**
+     * The HTTP request sample calls the echo flow over HTTP (the echo flow sees a POST to its own path) and answers
+     * with the service's status and body.
+     */
+    @Test
+    void theHttpRequestSampleCallsTheEchoFlowOverHttp() throws Exception {
+        HttpResponse<String> echoed = server.post("/flows/echo-client", "hi");
+        assertEquals(200, echoed.statusCode(), echoed.body());
+        assertEquals("The echo flow answered 200: hi", echoed.body());
+        HttpResponse<String> greeted = server.get("/flows/echo-client");
+        assertEquals(200, greeted.statusCode(), greeted.body());
+        assertTrue(greeted.body().startsWith("The echo flow answered 200: Hello from flow 'echo': POST /flows/echo by "
+                + "an anonymous caller."), greeted.body());
     }
 
     /**
@@ -132,8 +147,11 @@ class SampleConfigurationTest {
             try (ServerSocket free = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
                 httpPort = free.getLocalPort();
             }
-            Path jar = TestJars.buildFromSources(dir, "sample-flow.jar",
-                    ROOT.resolve("config/flows/sample-flow/src/main/java"));
+            Path sources = ROOT.resolve("config/flows/sample-flow/src/main/java");
+            assertTrue(Files.readString(sources.resolve("org/wharfmq/sample/flow/EchoClientFlow.java"))
+                    .contains("\"http://127.0.0.1:7480\""), "the HTTP request sample calls the sample's HTTP port");
+            Path jar = TestJars.buildFromSources(dir, "sample-flow.jar", sources,
+                    source -> source.replace("\"http://127.0.0.1:7480\"", "\"http://127.0.0.1:" + httpPort + "\""));
             String sample = Files.readString(ROOT.resolve("config/wharf.yaml"));
             assertTrue(sample.contains("\nhttp:\n  # Port of the HTTP listener. 0 picks any free port.\n"
                     + "  port: 7480\n"), "the sample's HTTP listener");

@@ -60,6 +60,8 @@ class SampleFlowTest {
                 new FlowConfig("config/flows/sample-flow/target/sample-flow.jar",
                         "org.wharfmq.sample.flow.EchoFlow", 2),
                 new FlowConfig("config/flows/sample-flow/target/sample-flow.jar",
+                        "org.wharfmq.sample.flow.EchoClientFlow", 1),
+                new FlowConfig("config/flows/sample-flow/target/sample-flow.jar",
                         "org.wharfmq.sample.flow.OrdersDbFlow", 1),
                 new FlowConfig("config/flows/sample-flow/target/sample-flow.jar",
                         "org.wharfmq.sample.flow.CsvFilesFlow", 1)), flows);

@@ -69,12 +69,18 @@ public final class TestJars {
      * Maven {@code resources} folder beside it (if there is one).
      */
     public static Path buildFromSources(Path dir, String name, Path sourceRoot) throws IOException {
+        return buildFromSources(dir, name, sourceRoot, java.util.function.UnaryOperator.identity());
+    }
+
+    /** As {@link #buildFromSources(Path, String, Path)}, each source's text changed by {@code edit} first. */
+    public static Path buildFromSources(Path dir, String name, Path sourceRoot,
+                                        java.util.function.UnaryOperator<String> edit) throws IOException {
         Map<String, String> sources = new java.util.TreeMap<>();
         try (Stream<Path> files = Files.walk(sourceRoot)) {
             for (Path file : (Iterable<Path>) files.filter(f -> f.toString().endsWith(".java"))::iterator) {
                 String relative = sourceRoot.relativize(file).toString().replace('\\', '/');
                 sources.put(relative.substring(0, relative.length() - ".java".length()).replace('/', '.'),
-                        Files.readString(file));
+                        edit.apply(Files.readString(file)));
             }
         }
         return build(dir, name, sources, sourceRoot.resolveSibling("resources"));

@@ -58,10 +58,37 @@ final class TestPostgres implements TestDatabase {
         TestPostgres postgres = new TestPostgres(binaries, directory, port);
         postgres.run("initdb", "-A", "trust", "-U", "postgres", "-D", postgres.data.toString(), "-E", "UTF-8",
                 "--locale=C");
-        postgres.run("pg_ctl", "-D", postgres.data.toString(), "-l", directory.resolve("log").toString(), "-w",
-                "-o", "-p " + port + " -h 127.0.0.1 -k " + directory + " -c fsync=off -c max_prepared_transactions=20", "start");
+        postgres.startServer();
         Runtime.getRuntime().addShutdownHook(postgres.stopAtExit);
         return postgres;
+    }
+
+    private void startServer() throws IOException, InterruptedException {
+        run("pg_ctl", "-D", data.toString(), "-l", directory.resolve("log").toString(), "-w",
+                "-o", "-p " + port + " -h 127.0.0.1 -k " + directory + " -c fsync=off -c max_prepared_transactions=20", "start");
+    }
+
+    /**
+     * Kills the server as a crash of its machine would: SIGKILL to the postmaster, then to every process of it (its
+     * backends, so that none writes after it), no shutdown; returns once they are all gone. Its data directory stays,
+     * for {@link #restart()}.
+     */
+    void kill() throws Exception {
+        long pid = Long.parseLong(Files.readAllLines(data.resolve("postmaster.pid")).get(0).trim());
+        ProcessHandle postmaster = ProcessHandle.of(pid).orElseThrow(() -> new IllegalStateException(
+                "PostgreSQL's postmaster (pid " + pid + ") is not running"));
+        List<ProcessHandle> processes = new ArrayList<>();
+        processes.add(postmaster); // first, so that it cannot start new backends
+        postmaster.descendants().forEach(processes::add);
+        processes.forEach(ProcessHandle::destroyForcibly);
+        for (ProcessHandle process : processes) {
+            process.onExit().get(30, TimeUnit.SECONDS);
+        }
+    }
+
+    /** Starts the server again on its data directory (after {@link #kill()}: its crash recovery first). */
+    void restart() throws IOException, InterruptedException {
+        startServer();
     }
 
     /** The binaries of this platform, unpacked once per machine under the temporary directory. */
