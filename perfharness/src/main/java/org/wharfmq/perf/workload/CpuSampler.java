@@ -14,7 +14,8 @@ final class CpuSampler implements AutoCloseable {
 
     private static final long INTERVAL_MILLIS = 200;
 
-    private record Sample(long wallMillis, double cpuSeconds, double jitSeconds, double allSeconds) {
+    private record Sample(long wallMillis, double cpuSeconds, double jitSeconds, double allSeconds,
+                          double serverJitSeconds) {
     }
 
     private final List<Long> servers;
@@ -47,15 +48,20 @@ final class CpuSampler implements AutoCloseable {
                 cpu += ProcCpu.cpuSeconds(server);
             }
             double jit = 0;
+            double serverJit = 0;
             double all = 0;
             for (long jvm : jvms) {
                 Map<String, Boolean> compilers = compilerThreads.computeIfAbsent(jvm, k -> new HashMap<>());
                 JitCounter counter = jitSoFar.computeIfAbsent(jvm, k -> new JitCounter());
-                jit += counter.update(ProcCpu.jitSeconds(jvm, compilers));
+                double compiled = counter.update(ProcCpu.jitSeconds(jvm, compilers));
+                jit += compiled;
+                if (servers.contains(jvm)) {
+                    serverJit += compiled;
+                }
                 all += ProcCpu.cpuSeconds(jvm);
             }
             synchronized (samples) {
-                samples.add(new Sample(System.currentTimeMillis(), cpu, jit, all));
+                samples.add(new Sample(System.currentTimeMillis(), cpu, jit, all, serverJit));
             }
             synchronized (pause) {
                 try {
@@ -68,8 +74,9 @@ final class CpuSampler implements AutoCloseable {
     }
 
     /**
-     * Server CPU seconds, wall seconds, JIT compiler CPU seconds (all the JVMs) and CPU seconds of all the JVMs
-     * between the samples nearest inside [from, to]; NaN when unknown.
+     * Server CPU seconds, wall seconds, JIT compiler CPU seconds (all the JVMs), CPU seconds of all the JVMs and the
+     * servers' JIT compiler CPU seconds (part of the first) between the samples nearest inside [from, to]; NaN when
+     * unknown.
      */
     double[] between(long fromMillis, long toMillis) {
         Sample first = null;
@@ -85,10 +92,11 @@ final class CpuSampler implements AutoCloseable {
             }
         }
         if (first == null || last == null || last.wallMillis() <= first.wallMillis()) {
-            return new double[] {Double.NaN, Double.NaN, Double.NaN, Double.NaN};
+            return new double[] {Double.NaN, Double.NaN, Double.NaN, Double.NaN, Double.NaN};
         }
         return new double[] {last.cpuSeconds() - first.cpuSeconds(), (last.wallMillis() - first.wallMillis()) / 1000.0,
-                last.jitSeconds() - first.jitSeconds(), last.allSeconds() - first.allSeconds()};
+                last.jitSeconds() - first.jitSeconds(), last.allSeconds() - first.allSeconds(),
+                last.serverJitSeconds() - first.serverJitSeconds()};
     }
 
     @Override

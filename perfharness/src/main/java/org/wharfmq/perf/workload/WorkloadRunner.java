@@ -401,6 +401,12 @@ public final class WorkloadRunner {
                 cpuPerOp = mean > 0 ? used[0] / used[1] / mean * 1e6 : Double.NaN;
                 jitPercent = 100.0 * used[2] / used[1] / cores;
                 allCpuPerOp = mean > 0 ? used[3] / used[1] / mean * 1e6 : Double.NaN;
+                if (mean > 0 && !Double.isNaN(used[4])) {
+                    // a server still compiling (a busy machine, a short warm-up) costs more per op for that alone
+                    progress.accept(String.format("  server CPU per op %s us: %s us without its JIT compilers, %s us"
+                                    + " theirs", Sizes.decimal(cpuPerOp), Sizes.decimal((used[0] - used[4]) / used[1] / mean * 1e6),
+                            Sizes.decimal(used[4] / used[1] / mean * 1e6)));
+                }
             }
         }
         // the measured drivers' histograms added up: RR-RATED's requesters run in several JVMs

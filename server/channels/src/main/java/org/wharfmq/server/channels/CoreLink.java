@@ -74,6 +74,11 @@ final class CoreLink implements LinkEvents, DeliveryTarget, AutoCloseable {
         };
     }
 
+    /** What TLS the connection negotiated ({@code TLSv1.3 TLS_AES_128_GCM_SHA256 on OpenSSL}); null for a plain one. */
+    String tls() {
+        return link.link().tls();
+    }
+
     /** The queue manager's name, from its HELLO_OK. */
     String serverName() {
         return link.serverName();

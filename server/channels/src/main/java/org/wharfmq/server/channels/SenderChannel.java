@@ -683,7 +683,8 @@ final class SenderChannel implements Runnable {
         resolve(batchId);
         LOG.log(System.Logger.Level.INFO, "Channel " + definition.name() + " to queue manager "
                 + partner.serverName() + " at " + definition.connection() + " is running (sequence " + sequence
-                + ", last batch " + batchId + ", nonPersistentSpeed " + agreedSpeed.text() + ")");
+                + ", last batch " + batchId + ", nonPersistentSpeed " + agreedSpeed.text()
+                + (partner.tls() == null ? "" : ", " + partner.tls()) + ")");
     }
 
     /** The channel's TLS options, named in messages as its attributes are: {@code tls.trustStore of channel NAME}. */

@@ -7,6 +7,7 @@ import io.netty.channel.Channel;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.handler.codec.DecoderException;
+import io.netty.handler.ssl.SslHandler;
 import io.netty.handler.timeout.IdleState;
 import io.netty.handler.timeout.IdleStateEvent;
 import io.netty.util.internal.PlatformDependent;
@@ -111,6 +112,12 @@ final class ChannelLink implements FrameLink {
     @Override
     public boolean isOpen() {
         return channel.isActive();
+    }
+
+    @Override
+    public String tls() {
+        SslHandler ssl = channel.pipeline().get(SslHandler.class);
+        return ssl == null ? null : ClientTls.negotiated(ssl.engine());
     }
 
     @Override

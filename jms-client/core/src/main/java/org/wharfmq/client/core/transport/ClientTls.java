@@ -4,6 +4,7 @@ import org.wharfmq.protocol.tls.KeyStoreFiles;
 
 import io.netty.buffer.ByteBufAllocator;
 import io.netty.handler.ssl.OpenSsl;
+import io.netty.handler.ssl.ReferenceCountedOpenSslEngine;
 import io.netty.handler.ssl.SslContext;
 import io.netty.handler.ssl.SslContextBuilder;
 import io.netty.handler.ssl.SslHandler;
@@ -13,6 +14,7 @@ import javax.net.ssl.KeyManagerFactory;
 import javax.net.ssl.SSLContext;
 import javax.net.ssl.SSLEngine;
 import javax.net.ssl.SSLParameters;
+import javax.net.ssl.SSLSession;
 import javax.net.ssl.SSLSocket;
 import javax.net.ssl.TrustManagerFactory;
 import java.io.BufferedInputStream;
@@ -246,6 +248,16 @@ public final class ClientTls {
         made.setUseClientMode(true);
         made.setSSLParameters(parameters(made.getSSLParameters()));
         return handler;
+    }
+
+    /**
+     * What {@code engine} negotiated, for log lines: its protocol, its cipher suite and which implementation runs it
+     * ({@code TLSv1.3 TLS_AES_128_GCM_SHA256 on OpenSSL}).
+     */
+    static String negotiated(SSLEngine engine) {
+        SSLSession session = engine.getSession();
+        return session.getProtocol() + " " + session.getCipherSuite() + " on "
+                + (engine instanceof ReferenceCountedOpenSslEngine ? "OpenSSL" : "the JDK");
     }
 
     /** {@code parameters} with this client's protocols, cipher suites and host check. */

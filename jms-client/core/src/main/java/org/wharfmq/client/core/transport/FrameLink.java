@@ -120,6 +120,14 @@ public interface FrameLink {
     boolean isOpen();
 
     /**
+     * What TLS the link negotiated, for log lines: {@code TLSv1.3 TLS_AES_128_GCM_SHA256 on OpenSSL}; null for a
+     * plain or in-VM link.
+     */
+    default String tls() {
+        return null;
+    }
+
+    /**
      * Whether the link takes more without holding more than its limit in waiting: false while the bytes written and
      * not yet taken by the socket are over it (a link on a {@link NetworkLoop}, whose writes never block; a blocking one is always
      * writable, its writer waits instead). A writer that may not wait holds back what it would write next until true.

@@ -29,6 +29,7 @@ import java.util.concurrent.TimeUnit;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
+import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -114,6 +115,12 @@ class LoopLinkTest {
         FrameLink link = Transport.connect(address, tls, new IgnoredFrames(), 5000, new NetworkLoop(loop, NioSocketChannel.class));
         try (Socket peer = accepted.get(10, TimeUnit.SECONDS)) {
             assertInstanceOf(ChannelLink.class, link, "a Netty channel, whose writes never block");
+            if (tls == null) {
+                assertNull(link.tls(), "a plain link negotiated no TLS");
+            } else { // the JDK's server socket prefers TLS 1.3 too; what it says names the engine that runs it
+                String engine = tls.provider() == SslProvider.OPENSSL ? "OpenSSL" : "the JDK";
+                assertTrue(link.tls().matches("TLSv1\\.3 TLS_\\w+ on " + engine), link.tls());
+            }
             // far more than the socket's buffers at both ends hold while the peer reads nothing: a blocking
             // socket written from the loop would stop the loop here for good
             int frames = 2048; // 32 MiB
