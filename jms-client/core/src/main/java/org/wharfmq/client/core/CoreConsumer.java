@@ -168,6 +168,8 @@ public final class CoreConsumer implements DeliveryTarget {
     private int unreturnedCredit;
     /** The delivery of the message {@link #next} handed out last, for {@link #received} or {@link #refused}. */
     private long handedOut;
+    /** Its last AUTO_ACKNOWLEDGE acknowledgement queued, which later ones join while it waits; receiving thread. */
+    private QueuedAcknowledgement queuedAcknowledgement;
 
     /**
      * @param id          from {@link CoreConnection#nextConsumerId()}
@@ -611,6 +613,21 @@ public final class CoreConsumer implements DeliveryTarget {
             on.write(new Frame.Credit(id, unreturnedCredit));
             unreturnedCredit = 0;
         }
+    }
+
+    /**
+     * Moves this consumer's acknowledgement that waits on {@code on} to {@code deliveryId}, if one still waits there.
+     *
+     * @return false when none waits (none was queued, or it was taken for writing, or it is another link's)
+     */
+    boolean joinQueuedAcknowledgement(ConnectedLink on, long deliveryId) {
+        QueuedAcknowledgement queued = queuedAcknowledgement;
+        return queued != null && queued.link == on && queued.advance(deliveryId);
+    }
+
+    /** The acknowledgement later ones join, or null for none. */
+    void acknowledgementQueued(QueuedAcknowledgement queued) {
+        queuedAcknowledgement = queued;
     }
 
     /** Rejects the delivery last taken, which cannot be used: the server moves it to its dead-letter queue. */

@@ -195,14 +195,28 @@ public final class CoreSettlement {
      * ({@link ConnectedLink#writeLater}). A non-durable, unshared subscriber's is not written before the next message
      * ({@link CoreConsumer.Spec#endsWithItsConsumer}): a crash ends its subscription, so nothing it was handed can come
      * again, and its acknowledgements ride with the connection's next frame (a CREDIT, every half prefetch window of
-     * one of its consumers) instead of costing a system call per message handed out.
+     * one of its consumers) instead of costing a system call per message handed out; and while its frame waits, the
+     * consumer's next acknowledgements join it ({@link QueuedAcknowledgement}) rather than queue a frame each. One
+     * that asks for a confirmation goes as a frame of its own, and the ones after it do not join a frame before it.
      */
     private void acknowledgeSoon(CoreConsumer consumer, long deliveryId) {
         ConnectedLink on = consumer.takenLink();
-        on.writeLater(new Frame.Ack(confirmation(on), sessionId, List.of(new Frame.Consumed(consumer.id(), deliveryId))));
-        if (!consumer.spec().endsWithItsConsumer()) {
+        int requestId = confirmation(on);
+        boolean rides = consumer.spec().endsWithItsConsumer();
+        if (rides && requestId == 0) {
+            if (!consumer.joinQueuedAcknowledgement(on, deliveryId)) {
+                QueuedAcknowledgement queued = new QueuedAcknowledgement(on, consumer.id(), deliveryId);
+                consumer.acknowledgementQueued(queued);
+                on.writeLater(new Frame.Ack(0, sessionId, queued));
+            }
+            return;
+        }
+        if (rides) {
+            consumer.acknowledgementQueued(null);
+        } else {
             acknowledgementQueuedOn = on;
         }
+        on.writeLater(new Frame.Ack(requestId, sessionId, List.of(new Frame.Consumed(consumer.id(), deliveryId))));
     }
 
     /**
@@ -253,7 +267,10 @@ public final class CoreSettlement {
 
     /**
      * A handler returned from a delivery recorded before it ran: acknowledged now in AUTO mode, counted in DUPS_OK
-     * mode, unless a rollback or recover (perhaps the handler's own) or a close came in between.
+     * mode, unless a rollback or recover (perhaps the handler's own) or a close came in between. A non-durable,
+     * unshared subscriber's AUTO acknowledgement rides with the connection's next frame, as a receive's does
+     * ({@link #acknowledgeSoon}): nothing it was handed can come again after a crash; every other one is written at
+     * once, before the dispatch thread hands out the next message.
      */
     void afterHandler(CoreConsumer consumer, long deliveryId, int rollbacksBefore) {
         if (rollbacksBefore != rollbackCount || session.isClosed() || connection.lostCause() != null) {
@@ -261,6 +278,10 @@ public final class CoreSettlement {
         }
         if (mode == AUTO_ACKNOWLEDGE || (mode == Frame.SESSION_XA && !inBranch)) {
             consumer.acknowledged(deliveryId);
+            if (consumer.spec().endsWithItsConsumer()) {
+                acknowledgeSoon(consumer, deliveryId);
+                return;
+            }
             ConnectedLink on = consumer.takenLink();
             on.write(new Frame.Ack(confirmation(on), sessionId, List.of(new Frame.Consumed(consumer.id(), deliveryId))));
         } else if (mode == DUPS_OK_ACKNOWLEDGE) {

@@ -249,7 +249,43 @@ class CoreMessageHandlerTest {
         awaitTrue(() -> depth(q) == 0, "every handled message acknowledged");
     }
 
+    /**
+     * A non-durable subscriber's handler in AUTO_ACKNOWLEDGE mode: its acknowledgements ride with the connection's
+     * next frames, joining one frame while it waits, and every publication handled ends acknowledged, in order.
+     */
+    @Test
+    void aNonDurableSubscribersHandledPublicationsAllEndAcknowledged() throws Exception {
+        CoreConnection c = connect();
+        WireDestination topic = WireDestination.topic("core/handler/" + QUEUES.incrementAndGet());
+        CoreSession session = open(c, CoreSettlement.AUTO_ACKNOWLEDGE);
+        List<String> handled = new CopyOnWriteArrayList<>();
+        int count = 53;
+        CountDownLatch all = new CountDownLatch(count);
+        handler(session, topic, m -> {
+            handled.add(m.text);
+            all.countDown();
+        });
+        CoreSession publishing = open(c, CoreSettlement.AUTO_ACKNOWLEDGE);
+        int publisher = producer(publishing, topic);
+        List<String> expected = new ArrayList<>();
+        for (int i = 1; i <= count; i++) {
+            TestMessages.send(publishing, publisher, topic, "p" + i);
+            expected.add("p" + i);
+        }
+
+        assertTrue(all.await(WAIT, TimeUnit.NANOSECONDS), () -> "handled " + handled);
+        assertEquals(expected, handled, "every publication once, in order");
+        awaitTrue(() -> subscriptionDepth(topic) == 0, "every handled publication acknowledged");
+    }
+
     // ---- helpers ----
+
+    /** What the one subscription of {@code topic} holds, unacknowledged deliveries included. */
+    private static long subscriptionDepth(WireDestination topic) {
+        return server.server().management().subscriptions().stream()
+                .filter(s -> s.topic().equals(topic.name()))
+                .mapToLong(org.wharfmq.server.topic.TopicManager.SubscriptionInfo::depth).sum();
+    }
 
     /** A fresh queue of this test's own. */
     private static WireDestination queue() {

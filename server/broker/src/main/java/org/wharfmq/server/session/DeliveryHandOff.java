@@ -54,6 +54,8 @@ public final class DeliveryHandOff {
     private final Queue<DeliveryWriter> handedOver = PlatformDependent.newMpscQueue();
     private final AtomicBoolean drainQueued = new AtomicBoolean();
     private final Runnable drain = this::drainHandedOver;
+    /** The buffer the sessions of one connection drained by {@link #drainHandedOver} share; this loop's thread. */
+    private final CopiedRun run = new CopiedRun();
 
     private DeliveryHandOff(EventLoop loop) {
         this.loop = loop;
@@ -129,13 +131,18 @@ public final class DeliveryHandOff {
     /**
      * Writes the frames of every session handed over so far; on this loop. The flag is reset before the queue is
      * read (getAndSet, which reads the offering loop's write), so a session offered after the last poll queues
-     * another drain.
+     * another drain. The sessions of one connection drained one after another copy their short frames into one
+     * buffer, and the connection is flushed once ({@link CopiedRun}).
      */
     private void drainHandedOver() {
         drainQueued.getAndSet(false);
         DeliveryWriter w;
-        while ((w = handedOver.poll()) != null) {
-            w.drain();
+        try {
+            while ((w = handedOver.poll()) != null) {
+                w.drain(run);
+            }
+        } finally {
+            run.end();
         }
     }
 }

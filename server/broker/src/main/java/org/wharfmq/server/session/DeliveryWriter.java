@@ -109,6 +109,15 @@ final class DeliveryWriter {
      * a long one goes as a frame with a duplicate of its bytes, and one flush sends them all.
      */
     void drain() {
+        drain(null);
+    }
+
+    /**
+     * {@link #drain}, the short frames copied into {@code run}'s buffer and the flush left to it when it is not null:
+     * the sessions a task of the loop drains one after another share their connection's buffer
+     * ({@link DeliveryHandOff}).
+     */
+    void drain(CopiedRun run) {
         lock.lock();
         try {
             drainScheduled = false;
@@ -130,10 +139,16 @@ final class DeliveryWriter {
         while (i < n) {
             ByteBuf body = bodies.get(i);
             if (body.readableBytes() > COPY_LIMIT) {
+                if (run != null) {
+                    run.writeOut(channel);
+                }
                 Delivery d = batch.get(i);
                 channel.write(new Frame.Deliver(d.consumer.id(), d.deliveryId, d.deliveryCount, body.retainedDuplicate()),
                         channel.voidPromise());
                 body.release();
+                i++;
+            } else if (run != null) {
+                copy(i, run.bufferFor(channel, Frame.Deliver.frameLength(body.readableBytes())));
                 i++;
             } else {
                 i = writeCopied(i);
@@ -141,7 +156,17 @@ final class DeliveryWriter {
         }
         batch.clear();
         bodies.clear();
-        channel.flush();
+        if (run == null) {
+            channel.flush();
+        }
+    }
+
+    /** Appends the frame of the batch's delivery {@code i} to {@code out} and lets go of its bytes. */
+    private void copy(int i, ByteBuf out) {
+        Delivery d = batch.get(i);
+        ByteBuf body = bodies.get(i);
+        Frame.Deliver.writeFrame(out, d.consumer.id(), d.deliveryId, d.deliveryCount, body);
+        body.release();
     }
 
     /**
@@ -163,10 +188,7 @@ final class DeliveryWriter {
         }
         ByteBuf copied = channel.alloc().ioBuffer(bytes);
         for (int i = from; i < end; i++) {
-            Delivery d = batch.get(i);
-            ByteBuf body = bodies.get(i);
-            Frame.Deliver.writeFrame(copied, d.consumer.id(), d.deliveryId, d.deliveryCount, body);
-            body.release();
+            copy(i, copied);
         }
         channel.write(copied, channel.voidPromise());
         return end;
