@@ -31,13 +31,16 @@ final class SendVerdicts {
     /** Whether the partner's user has the {@link Permission#SEND} permission on {@code destination}. */
     boolean allows(String destination) {
         long now = control.generation();
-        if (now != generation || verdicts.size() >= ChannelConfiguration.MAX_SEND_VERDICTS) {
+        if (now != generation) {
             verdicts.clear();
             generation = now;
         }
         Boolean verdict = verdicts.get(destination);
         if (verdict == null) {
             verdict = control.allows(user, Permission.SEND, destination);
+            if (verdicts.size() >= ChannelConfiguration.MAX_SEND_VERDICTS) {
+                verdicts.clear();
+            }
             verdicts.put(destination, verdict);
         }
         return verdict;
