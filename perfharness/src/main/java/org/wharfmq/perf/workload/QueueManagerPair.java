@@ -26,7 +26,7 @@ import java.util.List;
  * </ul>
  * The clients log in to both as {@value BenchmarkSecurity#USER}. The listeners are on 127.0.0.1, on ports found free
  * just before the files are written (each queue manager names the other's in its channels). Channels keep their
- * stock settings (batches of 50, no batch interval). With {@code --tls ENGINE} each queue manager also has a TLS
+ * stock settings (batches of 50, no batch interval); each queue manager has {@link #IO_THREADS} event loops. With {@code --tls ENGINE} each queue manager also has a TLS
  * listener (that engine, a throwaway certificate: {@link SelfSignedTls}) and the channels connect to it
  * ({@code ssl://} with that engine too, trusting that certificate); the clients stay on the plain listeners: the channels' TLS is what
  * is measured.
@@ -48,6 +48,13 @@ record QueueManagerPair(Path qm1Config, Path qm2Config, int qm1Port, int qm2Port
     static final String QM2 = "QM2";
     /** The most channels each way (the seed's RR-5 uses ten). */
     static final int MAX_CHANNELS = 10;
+    /**
+     * Each queue manager's event loops: half the machine's processors (at least one), so that the pair has one loop
+     * per processor between them, as one queue manager alone has (its stock {@code ioThreads}). Four loops on two
+     * cores sleep and wake twice as often per round trip and hand messages between loops inside each queue manager
+     * (docs/performance-log.md, "RR-5: where the two queue managers' CPU per round trip goes").
+     */
+    static final int IO_THREADS = Math.max(1, Runtime.getRuntime().availableProcessors() / 2);
     /** RR-5's requesters name reply queue k by {@code QM1.Rk/REPLYk} ({@code -rm}). */
     static final String REPLY_ALIAS_PREFIX = QM1 + ".R";
 
@@ -156,7 +163,8 @@ record QueueManagerPair(Path qm1Config, Path qm2Config, int qm1Port, int qm2Port
                 .append("inVmName: wharf-perf-").append(ProcessHandle.current().pid()).append('-').append(name).append('\n')
                 .append("maxConnections: ").append(ServerMain.MAX_CONNECTIONS).append('\n')
                 .append("maxConnectionsPerAddress: ").append(ServerMain.MAX_CONNECTIONS).append('\n')
-                .append("security:\n  file: ").append(security).append('\n');
+                .append("security:\n  file: ").append(security).append('\n')
+                .append("ioThreads: ").append(IO_THREADS).append('\n');
         if (tls != null) {
             yaml.append("tls:\n")
                     .append("  port: ").append(tlsPort).append('\n')

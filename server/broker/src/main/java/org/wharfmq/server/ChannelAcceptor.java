@@ -2,6 +2,7 @@ package org.wharfmq.server;
 
 import io.netty.buffer.ByteBuf;
 import org.wharfmq.protocol.frame.Frame;
+import org.wharfmq.protocol.message.MessageHeaders;
 import org.wharfmq.protocol.selector.Selector;
 import org.wharfmq.server.security.Identity;
 
@@ -62,21 +63,24 @@ public interface ChannelAcceptor {
          * checks the partner's: its user's permissions on where the message goes), with no frame and no thread
          * hand-off ({@code session.InProcessPuts}). A non-persistent message is on its queue when this returns, a
          * persistent one once the journal has it (a failure to store it is logged). On the connection's event loop,
-         * from an {@link Inbound} method. Takes over {@code message}.
+         * from an {@link Inbound} method. Takes over {@code message}. {@code headers}: its headers when the plugin
+         * has read them already ({@link MessageHeaders#read} of these very bytes, routing it), so that the put does
+         * not read them again; null to have them read.
          *
          * @throws WharfException why it was refused (its queue full, say): nothing was put
          */
-        void put(ByteBuf message);
+        void put(ByteBuf message, MessageHeaders headers);
 
         /**
          * Puts a message of the batch under way in the batch's transaction, inside the queue manager: through a
          * transacted session of the partner's connection, as {@link #put}, but nothing of it is visible until
-         * {@link #commitBatch}. On the connection's event loop. Takes over {@code message}.
+         * {@link #commitBatch}. On the connection's event loop. Takes over {@code message}; {@code headers} as for
+         * {@link #put}.
          *
          * @throws WharfException why it was refused (its queue full, say): nothing of it was put; the batch's earlier
          *                        puts stay in its transaction
          */
-        void putInBatch(ByteBuf message);
+        void putInBatch(ByteBuf message, MessageHeaders headers);
 
         /**
          * Commits the batch under way: its puts, and the taking of the message of queue {@code queue} that

@@ -390,10 +390,20 @@ public final class BrokerSession {
      * around it was fine, so the connection goes on.
      */
     public void send(int requestId, int producerId, ByteBuf content) {
+        send(requestId, producerId, content, null);
+    }
+
+    /**
+     * SEND as {@link #send(int, int, ByteBuf)}, with {@code read} the headers of {@code content} when the queue
+     * manager's own code has read them already ({@link MessageHeaders#read} of these very bytes, which checks the
+     * layout as this would: a receiver channel routing what its partner brought), so that they are not read twice;
+     * null to read them here.
+     */
+    void send(int requestId, int producerId, ByteBuf content, MessageHeaders read) {
         int length = content.readableBytes(); // what the client's credit counted
         QueuedMessage message;
         try {
-            MessageHeaders headers = read(content);
+            MessageHeaders headers = read == null ? read(content) : withinLength(length, read);
             checkUserId(headers, content);
             WireDestination destination = headers.destination();
             access.checkSend(destination);
@@ -467,11 +477,7 @@ public final class BrokerSession {
     private MessageHeaders read(ByteBuf content) {
         int length = content.readableBytes();
         try {
-            MessageHeaders headers = MessageHeaders.read(content);
-            if (length > maxMessageLength && !deadLetterOfTheQueueManager(length, headers)) {
-                throw tooLarge(length);
-            }
-            return headers;
+            return withinLength(length, MessageHeaders.read(content));
         } catch (MalformedFrameException e) {
             if (length > maxMessageLength) {
                 throw tooLarge(length);
@@ -480,6 +486,14 @@ public final class BrokerSession {
                     + e.getMessage() + ". It does not follow Wharf's message encoding (docs/protocol.md, \"Message "
                     + "encoding\"): the producer's client library encoded it wrongly.");
         }
+    }
+
+    /** {@code headers}, of a message of {@code length} bytes, unless it is over maxMessageLength (refused). */
+    private MessageHeaders withinLength(int length, MessageHeaders headers) {
+        if (length > maxMessageLength && !deadLetterOfTheQueueManager(length, headers)) {
+            throw tooLarge(length);
+        }
+        return headers;
     }
 
     /**

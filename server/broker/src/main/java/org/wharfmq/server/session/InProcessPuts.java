@@ -4,6 +4,7 @@ import io.netty.buffer.ByteBuf;
 import io.netty.channel.Channel;
 import org.wharfmq.protocol.frame.ErrorCode;
 import org.wharfmq.protocol.frame.WireXid;
+import org.wharfmq.protocol.message.MessageHeaders;
 import org.wharfmq.protocol.message.WireDestination;
 import org.wharfmq.protocol.selector.Selector;
 import org.wharfmq.server.WharfException;
@@ -71,15 +72,16 @@ public final class InProcessPuts {
     /**
      * Puts {@code message} now: outside a unit of work a non-persistent one is on its queue (or its topic's
      * subscriptions) when this returns; in a transacted session it waits for {@link #commit}. Takes over the
-     * reference to {@code message}.
+     * reference to {@code message}. {@code headers}: its headers when the caller has read them already
+     * ({@link MessageHeaders#read} of these very bytes), so that they are not read again; null to read them here.
      *
      * @throws WharfException why it was refused (its queue full, no such queue, too long ...): nothing of it was put
      *                        (a transaction's earlier puts stay in it)
      */
-    public void put(ByteBuf message) {
+    public void put(ByteBuf message, MessageHeaders headers) {
         assert channel.eventLoop().inEventLoop() : "an in-process put off its connection's event loop";
         answer.refused = null; // a store failure of an earlier persistent put, logged already
-        session.send(PUT, 0, message);
+        session.send(PUT, 0, message, headers);
         WharfException refused = answer.refused;
         if (refused != null) {
             answer.refused = null;

@@ -13,6 +13,7 @@ import org.wharfmq.protocol.frame.ClientFrameHandler;
 import org.wharfmq.protocol.frame.ErrorCode;
 import org.wharfmq.protocol.frame.Frame;
 import org.wharfmq.protocol.frame.MalformedFrameException;
+import org.wharfmq.protocol.message.MessageHeaders;
 import org.wharfmq.protocol.selector.Selector;
 import org.wharfmq.server.ChannelAcceptor;
 import org.wharfmq.server.WharfException;
@@ -659,19 +660,19 @@ final class ServerConnection extends ChannelInboundHandlerAdapter implements Cli
             }
 
             @Override
-            public void put(ByteBuf message) {
+            public void put(ByteBuf message, MessageHeaders headers) {
                 if (channelPuts == null) {
                     channelPuts = channelSession(false, message);
                 }
-                channelPuts.put(message);
+                channelPuts.put(message, headers);
             }
 
             @Override
-            public void putInBatch(ByteBuf message) {
+            public void putInBatch(ByteBuf message, MessageHeaders headers) {
                 if (channelBatch == null) {
                     channelBatch = channelSession(true, message);
                 }
-                channelBatch.put(message);
+                channelBatch.put(message, headers);
             }
 
             @Override

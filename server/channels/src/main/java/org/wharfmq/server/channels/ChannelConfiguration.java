@@ -103,6 +103,11 @@ public final class ChannelConfiguration {
      */
     public static final int MAX_FAST_IDS = 100_000;
     /**
+     * The most destinations a receiver remembers its partner's send permission on ({@code SendVerdicts}), asked once
+     * each while the rules stay the same; beyond it, it forgets them all and asks again.
+     */
+    public static final int MAX_SEND_VERDICTS = 256;
+    /**
      * How long a sender's transmission queue stays empty after a message sent outside the batches
      * ({@code nonPersistentSpeed: fast}) before the sender acknowledges it there (and those sent before it), unless
      * half its credit is out first: a stream of such messages, each alone on the queue as it comes (a request/reply

@@ -279,7 +279,7 @@ final class ChannelReceiver implements AutoCloseable {
             this.opened = opened;
             this.fastAgreed = fast;
             this.from = new ReceiverPuts.Partner(partner.identity(), opened.partnerQueueManager(),
-                    PartnerBinding.boundToIdentity(opened));
+                    PartnerBinding.boundToIdentity(opened), new SendVerdicts(host.accessControl(), partner.identity()));
         }
 
         @Override
@@ -415,10 +415,11 @@ final class ChannelReceiver implements AutoCloseable {
                     } else if (messageByMessage) {
                         putOrDeadLetter(partner, from, message, b.batchId(), attempt);
                     } else {
-                        partner.putInBatch(puts.route(from, message).bytes());
+                        ReceiverPuts.Routed routed = puts.route(from, message);
+                        partner.putInBatch(routed.bytes(), routed.headers());
                     }
                 }
-                partner.putInBatch(ReceiverPuts.syncRecord(channel, b.sequence(), b.batchId()));
+                partner.putInBatch(ReceiverPuts.syncRecord(channel, b.sequence(), b.batchId()), null);
                 committing = true;
                 long counted = bytes;
                 List<String> taken = putAlready;
@@ -490,7 +491,7 @@ final class ChannelReceiver implements AutoCloseable {
         private void resetAtOpen(int requestId, long resetSequence) {
             ReceiverState last = state;
             try {
-                partner.putInBatch(ReceiverPuts.syncRecord(opened.name(), resetSequence, last.batchId()));
+                partner.putInBatch(ReceiverPuts.syncRecord(opened.name(), resetSequence, last.batchId()), null);
             } catch (WharfException e) {
                 partner.rollbackBatch();
                 resetRefused(requestId, resetSequence, e);
@@ -563,13 +564,13 @@ final class ChannelReceiver implements AutoCloseable {
         try {
             ReceiverPuts.Routed routed = puts.route(partner, message);
             try {
-                peer.put(routed.bytes());
+                peer.put(routed.bytes(), routed.headers());
             } catch (WharfException refused) {
                 if (routed.deadLettered()) {
                     throw refused; // it was for the dead-letter queue already
                 }
                 peer.put(puts.deadLetter(message, routed.intended(), "queue manager " + host.config().name()
-                        + " could not put it on '" + routed.intended() + "': " + refused.getMessage()).bytes());
+                        + " could not put it on '" + routed.intended() + "': " + refused.getMessage()).bytes(), null);
             }
             return true;
         } catch (RuntimeException e) {
@@ -597,7 +598,7 @@ final class ChannelReceiver implements AutoCloseable {
         ReceiverPuts.Routed routed = puts.route(partner, message);
         String refusal;
         try {
-            peer.putInBatch(routed.bytes());
+            peer.putInBatch(routed.bytes(), routed.headers());
             return;
         } catch (WharfException refused) {
             if (routed.deadLettered()) {
@@ -609,7 +610,7 @@ final class ChannelReceiver implements AutoCloseable {
                 + " could not put it on '" + routed.intended() + "' (batch " + batchId + ", attempt " + attempt + "): "
                 + refusal);
         try {
-            peer.putInBatch(dead.bytes());
+            peer.putInBatch(dead.bytes(), null);
         } catch (WharfException refused) {
             throw deadLetterQueueRefused(routed.intended(), refused, refusal);
         }

@@ -37,10 +37,15 @@ final class ReceiverPuts {
 
     /**
      * A message routed: where to put it ({@code destination}: its queue or topic, or the dead-letter queue), the queue
-     * or topic it is for ({@code intended}, null when its header names none) and the bytes to put (the caller's to
-     * send).
+     * or topic it is for ({@code intended}, null when its header names none), the bytes to put (the caller's to
+     * send) and their headers when routing read them from those very bytes ({@code headers}: the put need not read
+     * them again), null when the bytes were written anew.
      */
-    record Routed(WireDestination destination, String intended, ByteBuf bytes) {
+    record Routed(WireDestination destination, String intended, ByteBuf bytes, MessageHeaders headers) {
+
+        Routed(WireDestination destination, String intended, ByteBuf bytes) {
+            this(destination, intended, bytes, null);
+        }
 
         /** Whether it goes to the dead-letter queue. */
         boolean deadLettered() {
@@ -54,10 +59,11 @@ final class ReceiverPuts {
 
     /**
      * Who a receiver channel's messages come from: the user its partner logged in as, the queue manager the channel is
-     * bound to (its {@code partnerQueueManager}, null when it has none), and whether the channel is bound to its
-     * partner's identity too ({@code partnerUser}, {@code partnerCertificate}: {@link PartnerBinding}).
+     * bound to (its {@code partnerQueueManager}, null when it has none), whether the channel is bound to its
+     * partner's identity too ({@code partnerUser}, {@code partnerCertificate}: {@link PartnerBinding}), and the
+     * user's send permissions as asked so far ({@code sends}, on the partner connection's event loop).
      */
-    record Partner(Identity user, String queueManager, boolean identityBound) {
+    record Partner(Identity user, String queueManager, boolean identityBound, SendVerdicts sends) {
 
         /**
          * Why the partner does not speak for {@link #queueManager} in a publish/subscribe hierarchy (its subscription
@@ -103,7 +109,7 @@ final class ReceiverPuts {
         if (destination.equals(HierarchyMessages.CONTROL_QUEUE)) {
             return subscriptionSet(from, message);
         }
-        String refusal = refusal(partner, destination);
+        String refusal = refusal(from, destination);
         if (refusal != null) {
             return deadLetter(message, destination, refusal);
         }
@@ -111,10 +117,10 @@ final class ReceiverPuts {
         // here (TransmissionHeader.wrap); a message for a third queue manager, or from a sender that wrote the name
         // its producer used, is written anew (the body stays as it is)
         WireDestination to = TransmissionHeader.destinationOf(destination);
-        ByteBuf bytes = headers.destination() != null && destination.equals(headers.destination().name())
-                ? message.retainedDuplicate()
-                : addressedTo(message, to, null);
-        return new Routed(to, destination, bytes);
+        if (headers.destination() != null && destination.equals(headers.destination().name())) {
+            return new Routed(to, destination, message.retainedDuplicate(), headers);
+        }
+        return new Routed(to, destination, addressedTo(message, to, null));
     }
 
     /**
@@ -212,11 +218,12 @@ final class ReceiverPuts {
     }
 
     /** Why the partner may not put to {@code destination}, or null when it may. */
-    private String refusal(Identity partner, String destination) {
+    private String refusal(Partner from, String destination) {
         if (destination.startsWith(TemporaryNames.PREFIX)) {
             return null; // anyone who has a temporary queue's name may send to it, as JMS has it
         }
-        if (!host.accessControl().allows(partner, Permission.SEND, destination)) {
+        Identity partner = from.user();
+        if (!from.sends().allows(destination)) {
             return "the channel's user, " + partner.describe() + ", may not send to '" + destination + "' (no 'send'"
                     + " permission on it)";
         }
