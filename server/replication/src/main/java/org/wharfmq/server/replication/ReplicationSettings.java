@@ -29,7 +29,7 @@ import java.util.Map;
  *       dataDirectory: /srv/wharf/a
  *     - ...
  *   snapshotLogBytes: 268435456  # a snapshot, and the log purged, every this many bytes of log (the default)
- *   electionTimeoutMillis: 1000  # a replica hearing nothing from the active member for 1 to 2 s elects another
+ *   electionTimeoutMillis: 1000  # a replica hearing nothing from the active member for 1 to 1.5 s elects another
  *   tls:
  *     keyStore: /etc/wharf/member-a.p12      # this member's key and certificate (PKCS#12)
  *     keyStorePassword: ...
