@@ -19,7 +19,6 @@ import java.net.Socket;
 import java.net.SocketException;
 import java.net.SocketTimeoutException;
 import java.util.Comparator;
-import java.util.List;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
@@ -40,8 +39,8 @@ import java.util.function.Supplier;
  *
  * <p>What: every {@link ReplicationConfiguration#heartbeatIntervalMillis heartbeat interval}, a replica that follows
  * an active member and has heard nothing from it for {@link ReplicationConfiguration#PROBE_AFTER_HEARTBEATS}
- * heartbeat intervals (a further two for each replica ranked before it by id, so that one replica asks first and the
- * two do not split the vote) connects to its replication address. Refused, closed or reset: the replica asks for the
+ * heartbeat intervals connects to its replication address, the first replica by id alone (so that two do not split
+ * the vote). Refused, closed or reset: the replica asks for the
  * votes at once, as the target of a switchover does (Ratis's {@code startLeaderElection}: no pre-vote, the term raised
  * first). The other replica grants its vote at the higher term when this one's log holds at least what its own does,
  * as in any election: Raft's safety is the votes', never the timing's. Held open, not answered in time, or any other
@@ -99,11 +98,7 @@ final class ActiveMemberProbe implements AutoCloseable {
                 return; // an append or snapshot from it under way
             }
             long silentMillis = role.getFollowerInfo().getLeaderInfo().getLastRpcElapsedTimeMs();
-            List<RaftPeerId> replicas = member.getRaftConf().getCurrentPeers().stream().map(RaftPeer::getId)
-                    .filter(id -> !id.equals(active)).sorted(Comparator.comparing(RaftPeerId::toString))
-                    .toList();
-            int rank = Math.max(0, replicas.indexOf(self));
-            if (silentMillis < waitMillis(rank, intervalMillis)) {
+            if (!asks(member, active) || silentMillis < ReplicationConfiguration.PROBE_AFTER_HEARTBEATS * intervalMillis) {
                 return;
             }
             RaftPeer peer = member.getRaftConf().getPeer(active);
@@ -130,13 +125,14 @@ final class ActiveMemberProbe implements AutoCloseable {
     }
 
     /**
-     * How long replica number {@code rank} (0 first, by id, among the members that are not active) waits without a
-     * word from the active member before it probes it: {@link ReplicationConfiguration#PROBE_AFTER_HEARTBEATS}
-     * heartbeat intervals, and as many more for each replica before it, so that the first one's election, if it can
-     * win, comes before the next one asks.
+     * Whether this member is the one that probes {@code active}: the first by id of the members that are not active.
+     * One asks, so that two replicas raising the term at once do not split the vote (each then waits a timeout); on a
+     * loaded machine the second's probe came before the first's vote request reached it. The others, and the first
+     * when its log is behind (its election refused), are left to the election timeout.
      */
-    static long waitMillis(int rank, long intervalMillis) {
-        return (long) ReplicationConfiguration.PROBE_AFTER_HEARTBEATS * (rank + 1) * intervalMillis;
+    private boolean asks(RaftServer.Division member, RaftPeerId active) {
+        return member.getRaftConf().getCurrentPeers().stream().map(RaftPeer::getId).filter(id -> !id.equals(active))
+                .min(Comparator.comparing(RaftPeerId::toString)).map(self::equals).orElse(false);
     }
 
     /**

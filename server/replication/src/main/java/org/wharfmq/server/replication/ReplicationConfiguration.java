@@ -62,9 +62,9 @@ public final class ReplicationConfiguration {
      */
     public static final Setting<Boolean> PROBE_ACTIVE_MEMBER = Setting.flag("probeActiveMember", true);
     /**
-     * The heartbeat intervals without a word from the active member after which the first replica (by id) probes it
-     * ({@link #PROBE_ACTIVE_MEMBER}), the next one twice as many: two, 500 ms by default, so that one late heartbeat
-     * costs no connection.
+     * The heartbeat intervals without a word from the active member after which the first replica by id probes it
+     * ({@link #PROBE_ACTIVE_MEMBER}; the others leave it to the election timeout, so that two do not split the vote):
+     * two, 500 ms by default, so that one late heartbeat costs no connection.
      */
     public static final int PROBE_AFTER_HEARTBEATS = 2;
     /**
