@@ -57,10 +57,11 @@ public final class ReplicationConfiguration {
      * member's process is gone: a kill -9, a crash, its replication closed), asks for the votes at once instead of
      * waiting out the election timeout ({@link ActiveMemberProbe}): a kill's election about 0.5 s after it instead of
      * 1.5 s at the median. A member that is there (paused, slow, or its connection held open by the network) is left
-     * to the election timeout, as is a host that stopped answering. On by default; {@code false}: every election waits
-     * for the timeout.
+     * to the election timeout, as is a host that stopped answering. Off by default for now: with it on,
+     * {@code ReplicatedFailoverTest}'s switchover met a deadlock in Ratis 3.2.1's log close twice
+     * (docs/performance-log.md, "Session 28"), not yet shown to be unrelated; {@code true} turns it on.
      */
-    public static final Setting<Boolean> PROBE_ACTIVE_MEMBER = Setting.flag("probeActiveMember", true);
+    public static final Setting<Boolean> PROBE_ACTIVE_MEMBER = Setting.flag("probeActiveMember", false);
     /**
      * The heartbeat intervals without a word from the active member after which the first replica by id probes it
      * ({@link #PROBE_ACTIVE_MEMBER}; the others leave it to the election timeout, so that two do not split the vote):

@@ -69,7 +69,7 @@ class ActiveMemberProbeTest {
     @Test
     void whenTheActiveMemberStopsAReplicaAsksForTheVotesAtOnce(@TempDir Path dir) throws Exception {
         ReplicationConfiguration.Timings timings = new ReplicationConfiguration.Timings(Duration.ofSeconds(6),
-                Duration.ofSeconds(9), 256L << 20, ReplicationConfiguration.LOG_SEGMENT_BYTES);
+                Duration.ofSeconds(9), 256L << 20, ReplicationConfiguration.LOG_SEGMENT_BYTES).probing(true);
         try (Trio trio = new Trio(dir, timings)) {
             int first = trio.awaitActive();
             for (int i = 0; i < 3; i++) {
