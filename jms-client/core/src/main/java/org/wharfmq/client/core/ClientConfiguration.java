@@ -77,6 +77,22 @@ public final class ClientConfiguration {
      */
     public static final int RECONNECT_JITTER_PERCENT = 20;
 
+    /**
+     * While a member of a replicated queue manager answers a reconnection NOT_ACTIVE (a replica: the group is there,
+     * an election or a takeover is under way), the next round comes after at most this, in ms ({@value}; the
+     * {@code reconnectInterval} when shorter), neither counted against {@code reconnectAttempts} nor lengthening the
+     * waits: the new active member's listener opens any moment, and a client backing off would find it up to
+     * {@code reconnectMaxInterval} late. A replica refuses before authentication, so a round costs it little.
+     */
+    public static final int NOT_ACTIVE_RETRY_MILLIS = 100;
+
+    /**
+     * How long a reconnection keeps to {@link #NOT_ACTIVE_RETRY_MILLIS} after the first NOT_ACTIVE it met, in ms
+     * ({@value}: an election and a takeover on a loaded machine); after it, rounds count and back off as any, so a
+     * group that cannot elect (two members of three down) lets its clients give up as a server that is down does.
+     */
+    public static final int NOT_ACTIVE_RETRY_WINDOW_MILLIS = 30_000;
+
     // ---- the transport: fixed ----
 
     /**

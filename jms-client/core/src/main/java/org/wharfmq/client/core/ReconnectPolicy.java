@@ -12,7 +12,9 @@ import java.util.concurrent.ThreadLocalRandom;
  * "Reconnect"). An attempt goes once round the URL's address list, starting with the address that was lost. The first
  * attempt is made at once; before each later one the client waits {@code intervalMillis}, twice as long before the
  * next, up to {@code maxIntervalMillis}, each wait lengthened by up to {@value ClientConfiguration#RECONNECT_JITTER_PERCENT} %
- * at random so that the clients of a restarted server do not all come back in the same instant.
+ * at random so that the clients of a restarted server do not all come back in the same instant. A round that a replica
+ * of a replicated queue manager answered NOT_ACTIVE is followed by a short one instead ({@link #delayWhileNotActive},
+ * {@link ClientConfiguration#NOT_ACTIVE_RETRY_MILLIS}).
  *
  * @param attempts          attempts before giving up; {@value #FOREVER} never gives up; 0 turns reconnection off (the
  *                          ExceptionListener hears of the loss at once)
@@ -51,6 +53,15 @@ public record ReconnectPolicy(int attempts, int intervalMillis, int maxIntervalM
             delay *= 2;
         }
         delay = Math.min(delay, maxIntervalMillis);
+        return delay + ThreadLocalRandom.current().nextLong(delay * ClientConfiguration.RECONNECT_JITTER_PERCENT / 100 + 1);
+    }
+
+    /**
+     * How long to wait before the next round after one that a replica of a replicated queue manager answered
+     * NOT_ACTIVE: {@link ClientConfiguration#NOT_ACTIVE_RETRY_MILLIS}, or the interval when shorter, jitter included.
+     */
+    public long delayWhileNotActive() {
+        long delay = Math.min(intervalMillis, ClientConfiguration.NOT_ACTIVE_RETRY_MILLIS);
         return delay + ThreadLocalRandom.current().nextLong(delay * ClientConfiguration.RECONNECT_JITTER_PERCENT / 100 + 1);
     }
 

@@ -12,7 +12,10 @@ import java.util.concurrent.locks.LockSupport;
  * One reconnection of a connection whose link was lost, on a thread of its own ({@code wharf-reconnect-ADDRESS}):
  * attempts as its {@link ReconnectPolicy} says, each going once round the addresses starting with the one lost
  * ({@link ReconnectPolicy#order}), until one opens a link on which the connection re-establishes itself
- * ({@link Connection#reestablish}); or gives up, and the connection is lost ({@link Connection#giveUp}). Refused
+ * ({@link Connection#reestablish}); or gives up, and the connection is lost ({@link Connection#giveUp}). A round that
+ * a replica of a replicated queue manager answered NOT_ACTIVE is not counted, and the next follows it shortly
+ * ({@link ReconnectPolicy#delayWhileNotActive}), for {@link ClientConfiguration#NOT_ACTIVE_RETRY_WINDOW_MILLIS} after
+ * the first such answer. Refused
  * credentials give up at once: they would be refused again, and each refusal counts against the user at the server's
  * login throttle. The connection hears of each step ({@link Connection#failover}).
  */
@@ -83,11 +86,14 @@ public final class Reconnector {
         List<BrokerAddress> order = ReconnectPolicy.order(addresses, lost.address());
         ClientException last = cause;
         int attempt = 0;
+        long delay = policy.delayBefore(1);
+        long notActiveSince = 0; // nanoTime of the first NOT_ACTIVE, 0 before it
         while (policy.allows(attempt + 1)) {
             attempt++;
-            if (!pause(policy.delayBefore(attempt))) {
+            if (!pause(delay)) {
                 return;
             }
+            boolean notActive = false;
             for (BrokerAddress address : order) {
                 if (stopped) {
                     return;
@@ -108,9 +114,22 @@ public final class Reconnector {
                         return;
                     }
                     last = e;
+                    notActive |= e.code() == ErrorCode.NOT_ACTIVE;
                     LOG.log(System.Logger.Level.DEBUG, "Reconnection attempt {0} to {1} failed: {2}", attempt, address,
                             e.getMessage());
                 }
+            }
+            long now = System.nanoTime();
+            if (notActive && notActiveSince == 0) {
+                notActiveSince = now;
+            }
+            if (notActive && now - notActiveSince < TimeUnit.MILLISECONDS.toNanos(
+                    ClientConfiguration.NOT_ACTIVE_RETRY_WINDOW_MILLIS)) {
+                // a replica answered: its group elects or takes over, the active member listens any moment
+                attempt--;
+                delay = policy.delayWhileNotActive();
+            } else {
+                delay = policy.delayBefore(attempt + 1);
             }
         }
         giveUp(new ClientException(cause.getMessage() + "; reconnecting gave up after " + attempt + " attempt(s) over "

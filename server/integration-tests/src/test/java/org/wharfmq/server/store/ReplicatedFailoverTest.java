@@ -95,7 +95,7 @@ class ReplicatedFailoverTest {
             takeovers.add(readyAfter(members.member(active), outage));
             elections.add(electedAfter(members.member(active), outage));
             System.out.println("ReplicatedFailoverTest: " + IDS[first] + " killed, " + IDS[active] + " took over; "
-                    + timeline(elections, takeovers, recoveries));
+                    + timeline(elections, takeovers, recoveries) + wallClock(outage));
             workload.awaitRound(members.member(active));
             // the new active member has the queue as it was defined (its own max depth), and its messages
             String queue = admin(members.member(active), "--json", "display", "queue", RUNTIME_QUEUE).out();
@@ -111,7 +111,7 @@ class ReplicatedFailoverTest {
             takeovers.add(readyAfter(members.member(active), outage));
             elections.add(electedAfter(members.member(active), outage));
             System.out.println("ReplicatedFailoverTest: " + IDS[second] + " killed, " + IDS[active] + " took over; "
-                    + timeline(elections, takeovers, recoveries));
+                    + timeline(elections, takeovers, recoveries) + wallClock(outage));
             workload.awaitRound(members.member(active));
 
             // the active member's status: itself and the rejoined member in sync, the killed one not
@@ -139,7 +139,7 @@ class ReplicatedFailoverTest {
                 takeovers.add(readyAfter(members.member(active), outage));
                 elections.add(electedAfter(members.member(active), outage));
                 System.out.println("ReplicatedFailoverTest: kill " + kill + ", " + IDS[killed] + " killed, "
-                        + IDS[active] + " took over; " + timeline(elections, takeovers, recoveries));
+                        + IDS[active] + " took over; " + timeline(elections, takeovers, recoveries) + wallClock(outage));
                 members.start(killed);
                 // the member active now, as it says: under load the one elected may have lost the role again
                 active = members.awaitActiveWith("in sync\\s+3/3");
@@ -243,6 +243,14 @@ class ReplicatedFailoverTest {
         int last = recoveries.size() - 1;
         return String.format("elected %.0f ms after the kill, ready %.0f ms after it; ", elections.get(last) / 1e6,
                 takeovers.get(last) / 1e6) + recoveries.get(last);
+    }
+
+    /**
+     * The kill's time of day, as the members' log lines give theirs (a replica's probe of the killed member, its
+     * election asked), to read the first part of a failover from their output.
+     */
+    private static String wallClock(ReconnectWorkload.Outage outage) {
+        return "; killed at " + java.time.LocalTime.now().minusNanos(System.nanoTime() - outage.killedAt());
     }
 
     /** Sends {@code bodies} to the runtime queue, persistent, through member {@code i}. */

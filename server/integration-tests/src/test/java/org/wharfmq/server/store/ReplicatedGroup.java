@@ -41,6 +41,11 @@ final class ReplicatedGroup implements AutoCloseable {
      * ({@code -Dwharf.it.electionTimeoutMillis=2000}); the default's otherwise.
      */
     private static final Long ELECTION_TIMEOUT_MILLIS = Long.getLong("wharf.it.electionTimeoutMillis");
+    /**
+     * The members' {@code probeActiveMember}, for runs that compare failover times with and without it
+     * ({@code -Dwharf.it.probeActiveMember=true}); the default's (off) otherwise.
+     */
+    private static final String PROBE_ACTIVE_MEMBER = System.getProperty("wharf.it.probeActiveMember");
     /** A status line only a queue manager's own status has: a member serving clients, not a replica's. */
     private static final Pattern SERVED = Pattern.compile("(?m)^\\s*connections\\s");
 
@@ -364,6 +369,7 @@ final class ReplicatedGroup implements AutoCloseable {
                     + "  group: TEST\n"
                     + (ELECTION_TIMEOUT_MILLIS == null ? "" : "  electionTimeoutMillis: " + ELECTION_TIMEOUT_MILLIS
                     + "\n")
+                    + (PROBE_ACTIVE_MEMBER == null ? "" : "  probeActiveMember: " + PROBE_ACTIVE_MEMBER + "\n")
                     + "  members:\n" + block
                     + "  tls:\n"
                     + "    keyStore: " + keys + "\n"

@@ -90,6 +90,8 @@ public final class ReplicatedLog implements AutoCloseable {
     private final RaftClientAsynchronousProtocol division;
     /** While this member does not lead, its channels to the others connect again within a heartbeat interval. */
     private PeerReconnects reconnects;
+    /** While this member follows, it elects at once when the silent active member is gone; null when off. */
+    private ActiveMemberProbe probe;
 
     private ReplicatedLog(Membership membership, Member self, RaftServer server, RaftGroupId groupId,
                           JournalStateMachine stateMachine, int maxBatchBytes) throws IOException {
@@ -168,8 +170,10 @@ public final class ReplicatedLog implements AutoCloseable {
         ReplicatedLog log;
         try {
             log = new ReplicatedLog(membership, self, server, groupId, stateMachine, maxBatchBytes);
-            log.reconnects = PeerReconnects.start(server, log::division, self.id(),
-                    ReplicationConfiguration.heartbeatIntervalMillis(timings.electionTimeoutMin().toMillis()));
+            long heartbeat = ReplicationConfiguration.heartbeatIntervalMillis(timings.electionTimeoutMin().toMillis());
+            log.reconnects = PeerReconnects.start(server, log::division, self.id(), heartbeat);
+            log.probe = timings.probeActiveMember()
+                    ? ActiveMemberProbe.start(log::division, self.id(), membership.group(), heartbeat) : null;
         } catch (IOException | RuntimeException e) {
             server.close();
             throw e;
@@ -612,6 +616,11 @@ public final class ReplicatedLog implements AutoCloseable {
         return division == null ? null : division.getInfo();
     }
 
+    /** The elections this member asked for at once because the active member was gone ({@link ActiveMemberProbe}). */
+    int electionsAfterProbe() {
+        return probe == null ? 0 : probe.elections();
+    }
+
     private RaftServer.Division division() {
         try {
             return server.getDivision(groupId);
@@ -631,6 +640,9 @@ public final class ReplicatedLog implements AutoCloseable {
         try {
             if (reconnects != null) {
                 reconnects.close();
+            }
+            if (probe != null) {
+                probe.close();
             }
             stateMachine.awaitFailStop(ReplicationConfiguration.FAIL_STOP_CLOSE_WAIT);
             server.close();

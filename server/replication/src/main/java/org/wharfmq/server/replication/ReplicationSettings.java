@@ -29,7 +29,8 @@ import java.util.Map;
  *       dataDirectory: /srv/wharf/a
  *     - ...
  *   snapshotLogBytes: 268435456  # a snapshot, and the log purged, every this many bytes of log (the default)
- *   electionTimeoutMillis: 1000  # a replica hearing nothing from the active member for 1 to 2 s elects another
+ *   electionTimeoutMillis: 1000  # a replica hearing nothing from the active member for 1 to 1.5 s elects another
+ *   probeActiveMember: false     # true: a replica elects at once when the silent active member's port is closed
  *   tls:
  *     keyStore: /etc/wharf/member-a.p12      # this member's key and certificate (PKCS#12)
  *     keyStorePassword: ...
@@ -147,10 +148,10 @@ public final class ReplicationSettings {
         return "ReplicationSettings" + shown();
     }
 
-    /** The replicated log's timings: this block's electionTimeoutMillis and snapshotLogBytes. */
+    /** The replicated log's timings: this block's electionTimeoutMillis, probeActiveMember and snapshotLogBytes. */
     public ReplicationConfiguration.Timings timings() {
         return ReplicationConfiguration.Timings.of(values.get(ReplicationConfiguration.ELECTION_TIMEOUT_MILLIS),
-                snapshotLogBytes());
+                snapshotLogBytes()).probing(values.get(ReplicationConfiguration.PROBE_ACTIVE_MEMBER));
     }
 
     /** This member's credentials, read from the key and trust stores. */

@@ -47,15 +47,15 @@ class MembershipTest {
     }
 
     @Test
-    void electsAfterOneToTwoSecondsByDefaultOrAsTheBlockSays() {
+    void electsAfterOneToOneAndAHalfSecondsByDefaultOrAsTheBlockSays() {
         Settings file = file("G", member("a", "h:1", "/a"), member("b", "h:2", "/b"), member("c", "h:3", "/c"));
         ReplicationConfiguration.Timings timings = ReplicationSettings.SECTION.read(file).timings();
         assertEquals(Duration.ofSeconds(1), timings.electionTimeoutMin());
-        assertEquals(Duration.ofSeconds(2), timings.electionTimeoutMax());
+        assertEquals(Duration.ofMillis(1500), timings.electionTimeoutMax());
         file.section("replication").put("electionTimeoutMillis", new Settings.Value("3000", 4));
         timings = ReplicationSettings.SECTION.read(file).timings();
         assertEquals(Duration.ofSeconds(3), timings.electionTimeoutMin());
-        assertEquals(Duration.ofSeconds(6), timings.electionTimeoutMax());
+        assertEquals(Duration.ofMillis(4500), timings.electionTimeoutMax());
         file.section("replication").put("electionTimeoutMillis", new Settings.Value("50", 4));
         refused("Setting replication.electionTimeoutMillis must be 100 to 60000 milliseconds", file);
         refused("raise it above the active member's longest pause), was 50", file);
