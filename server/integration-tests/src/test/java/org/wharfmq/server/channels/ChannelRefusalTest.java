@@ -80,6 +80,11 @@ class ChannelRefusalTest {
             assertClosedFor(closed, "CHANNEL_END_BATCH before CHANNEL_OPEN was accepted");
         }
         try (CoreLink hostile = CoreLink.open(qm2.server().tcpUrl(), Map.of(), null, null, "hostile", 0, 5_000)) {
+            ClientException closed = assertThrows(ClientException.class,
+                    () -> hostile.call(Frame.ChannelFastConfirm::new, ChannelServers.EXPECTED_MS));
+            assertClosedFor(closed, "CHANNEL_FAST_CONFIRM before CHANNEL_OPEN was accepted");
+        }
+        try (CoreLink hostile = CoreLink.open(qm2.server().tcpUrl(), Map.of(), null, null, "hostile", 0, 5_000)) {
             assertThrows(ClientException.class, () -> hostile.call(id -> new Frame.ChannelOpen(id, "TO.QM9", "QM1",
                     true, Frame.ChannelOpen.NO_RESET),
                     ChannelServers.EXPECTED_MS)); // refused: no such receiver; the connection stays, unopened
