@@ -287,6 +287,8 @@ public final class WorkloadRunner {
             }
         } catch (UnsupportedOperationException e) {
             return unavailable(target, size, clients, responders, e.getMessage());
+        } catch (TimeoutException e) { // a process hung: this server's step fails, the other servers' steps still run
+            return failed(target, size, clients, responders, e.getMessage());
         } finally {
             for (Launched l : started) {
                 l.close();
@@ -314,6 +316,12 @@ public final class WorkloadRunner {
                 throw notConnected;
             }
         }
+    }
+
+    /** A step that ended without a measurement: its check failed, with {@code problem} saying why. */
+    private StepResult failed(Target target, int size, int clients, int responders, String problem) {
+        return new StepResult(settings.workload().id(), target.displayName(), size, clients, responders, 0, 0, Double.NaN,
+                Double.NaN, Double.NaN, Double.NaN, LatencySummary.NONE, false, null, List.of(problem));
     }
 
     private StepResult unavailable(Target target, int size, int clients, int responders, String why) {
@@ -344,9 +352,8 @@ public final class WorkloadRunner {
         for (DriverPlan.Spec spec : plan.allSpecs()) {
             Path file = spec.json();
             if (!Files.exists(file)) {
-                return new StepResult(settings.workload().id(), target.displayName(), size, clients, responders, 0, 0,
-                        Double.NaN, Double.NaN, Double.NaN, Double.NaN, LatencySummary.NONE, false, null,
-                        List.of(spec.id() + " wrote no result (" + file + "): it failed to start or was killed"));
+                return failed(target, size, clients, responders,
+                        spec.id() + " wrote no result (" + file + "): it failed to start or was killed");
             }
             DriverResult r = JSON.readValue(file.toFile(), DriverResult.class);
             (spec.measured() ? measured : background).add(r);
