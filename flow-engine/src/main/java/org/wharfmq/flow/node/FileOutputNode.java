@@ -13,6 +13,7 @@ import java.nio.channels.FileChannel;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.DirectoryStream;
 import java.nio.file.Files;
+import java.nio.file.LinkOption;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.nio.file.StandardOpenOption;
@@ -39,7 +40,9 @@ import java.util.regex.Pattern;
  * <p>The name is a pattern with {@code {seq}} (a sequence number, 6 digits, going on from the highest in the
  * directory) and optionally {@code {timestamp}} (UTC, {@code yyyyMMdd-HHmmssSSS}), e.g. {@code orders-{seq}.csv}.
  * When the flow stops, the open file is finished; a {@code .part} file left by a crash is finished when the flow
- * starts again, cut back to its last delimiter (a record half written by the crash is dropped).
+ * starts again, cut back to its last delimiter (a record half written by the crash is dropped). Only a regular file
+ * is: a symbolic link of such a name (the directory may be one others write into) is left alone, never followed, and
+ * the files it writes are made anew ({@code CREATE_NEW}), never opened through a link.
  *
  * <p>Not transactional: a record written by an invocation that then rolls back stays in the file. All the flow's
  * instances append to one file, one record at a time (under this node's lock). After a successful write the
@@ -171,8 +174,13 @@ public final class FileOutputNode extends Node implements FileNode {
                     continue;
                 }
                 highest = Math.max(highest, Long.parseLong(m.group(1)));
-                if (left) {
+                if (left && Files.isRegularFile(file, LinkOption.NOFOLLOW_LINKS)) {
                     finishLeft(file);
+                } else if (left) { // not one this node wrote (its files are made anew): never followed
+                    System.getLogger(FileOutputNode.class.getName()).log(System.Logger.Level.WARNING, this + " left "
+                            + file + " as it is: it is " + (Files.isSymbolicLink(file) ? "a symbolic link" : "not a"
+                            + " regular file") + ", not a file this node wrote, so it is neither cut back nor finished."
+                            + " Remove it, and let only the flow host's account write into " + directory + ".");
                 }
             }
         }
@@ -270,9 +278,15 @@ public final class FileOutputNode extends Node implements FileNode {
     /** A {@code .part} file a crash left: cut back to its last delimiter and finished (with no delimiter, as it is). */
     private void finishLeft(Path file) throws IOException {
         if (delimiter.length > 0) {
-            long end = lastDelimiterEnd(Files.readAllBytes(file));
-            try (FileChannel left = FileChannel.open(file, StandardOpenOption.WRITE)) {
-                left.truncate(end);
+            // not through a link put in its place since it was looked at
+            try (FileChannel left = FileChannel.open(file, StandardOpenOption.READ, StandardOpenOption.WRITE,
+                    LinkOption.NOFOLLOW_LINKS)) {
+                ByteBuffer content = ByteBuffer.allocate(Math.toIntExact(left.size()));
+                int read = 0;
+                while (content.hasRemaining() && read >= 0) {
+                    read = left.read(content);
+                }
+                left.truncate(lastDelimiterEnd(content.array()));
                 left.force(true);
             }
         }

@@ -25,8 +25,9 @@ import java.util.stream.Collectors;
  * dropped; the assembly goes on to {@code out} all the same.
  *
  * <p>No request to answer (the invocation began elsewhere and the message has no identifier), a request answered
- * already (its timeout's 504, or another HTTPReply), or a status outside 200-599 go to {@code failure}, or fail the
- * path when it is unwired.
+ * already (its timeout's 504, or another HTTPReply), a status outside 200-599, or a header that is not one (a name
+ * that is not an HTTP token, a value with a control character: a CR or LF would let the value write headers of its
+ * own) go to {@code failure}, or fail the path when it is unwired.
  */
 public final class HttpReplyNode extends Node {
 
@@ -100,11 +101,44 @@ public final class HttpReplyNode extends Node {
         String contentType = HttpRequestNode.contentType(assembly.message().domain());
         for (var it = headers.entrySet().iterator(); it.hasNext(); ) {
             var header = it.next();
+            checkHeader(header.getKey(), header.getValue());
             if (header.getKey().equalsIgnoreCase("Content-Type")) {
                 contentType = header.getValue();
                 it.remove();
             }
         }
         return new HttpExchange.Reply(status, contentType, headers, assembly.message().bodyBytes());
+    }
+
+    /**
+     * Refuses a reply header that is not one: a name that is not an HTTP token, or a value that is not one line of
+     * text. Its values often come from the message (what a caller sent), and a CR or LF in one would end the header
+     * and start others of the caller's making (a cookie, a redirect) or a second response.
+     *
+     * @throws IllegalArgumentException naming the header, what is wrong and the fix
+     */
+    private static void checkHeader(String name, String value) {
+        for (int i = 0; i < name.length(); i++) {
+            char c = name.charAt(i);
+            if (!(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || "!#$%&'*+-.^_`|~".indexOf(c)
+                    >= 0)) {
+                throw new IllegalArgumentException("LocalEnvironment." + HEADERS + " names a header with "
+                        + String.format("U+%04X", (int) c) + " at position " + (i + 1) + " of its name: a header's name"
+                        + " is letters, digits and !#$%&'*+-.^_`|~ only.");
+            }
+        }
+        if (name.isEmpty()) {
+            throw new IllegalArgumentException("LocalEnvironment." + HEADERS + " names a header with an empty name.");
+        }
+        for (int i = 0; i < value.length(); i++) {
+            char c = value.charAt(i);
+            if (c < 0x20 && c != '\t' || c == 0x7f) {
+                throw new IllegalArgumentException("Header '" + name + "' of LocalEnvironment." + HEADERS + " holds"
+                        + " the control character " + String.format("U+%04X", (int) c) + " at position " + (i + 1) + " of"
+                        + " its value: a header's value is one line of text (a CR or LF would end it, and what follows"
+                        + " would be headers of the message's making). Take the control characters out of the value,"
+                        + " or encode it (URL-encoded, Base64).");
+            }
+        }
     }
 }

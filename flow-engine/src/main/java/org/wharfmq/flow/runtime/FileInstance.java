@@ -341,8 +341,10 @@ final class FileInstance extends InputReader {
             // after the move, and whole (written aside, then renamed): whoever sees the reason finds the file there
             Path reason = target.resolveSibling(target.getFileName() + ".reason");
             Path aside = target.resolveSibling(target.getFileName() + ".reason.part");
+            Files.deleteIfExists(aside); // made anew: a link of that name (the folder may be others') is not followed
             Files.writeString(aside, "Flow '" + flow.name() + "' " + input + " could not process "
-                    + file.toAbsolutePath() + ": " + failure + "\n", StandardCharsets.UTF_8);
+                    + file.toAbsolutePath() + ": " + failure + "\n", StandardCharsets.UTF_8,
+                    StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE);
             Files.move(aside, reason, StandardCopyOption.ATOMIC_MOVE);
             LOG.log(System.Logger.Level.WARNING, "Flow '" + flow.name() + "' moved " + name + " to " + target
                     + ": " + failure);

@@ -115,6 +115,12 @@ public final class BrokerManagement implements Management {
     }
 
     @Override
+    public boolean isTransmissionQueue(String name) {
+        LocalQueue queue = name == null ? null : queues.find(name);
+        return queue != null && queue.transmission();
+    }
+
+    @Override
     public String transmissionQueueTo(String queueManager) {
         try {
             QueueNameResolver.Resolution r = queues.resolver().resolve(WireDestination.queue(queueManager

@@ -46,6 +46,12 @@ public interface Management {
     boolean queueExists(String name);
 
     /**
+     * Whether {@code name} is a local queue with usage transmission: one look-up, no lock, nothing made, for a check on
+     * every message (a channel's puts).
+     */
+    boolean isTransmissionQueue(String name);
+
+    /**
      * The transmission queue a message for queue manager {@code queueManager} goes on, as a put to
      * {@code queueManager/Q} resolves it (a queue-manager alias's, the transmission queue named as it, the default
      * one); null when nothing leads there, or when it is this queue manager.

@@ -93,6 +93,8 @@ public final class LocalQueue {
     private final Persistence persistence;
     private final boolean journaled;
     private final boolean temporary;
+    /** Whether its settings make it a transmission queue ({@link #configure}; read without the lock). */
+    private volatile boolean transmission;
     private final InstantSource clock;
     private final DeadLetters deadLetters;
 
@@ -734,9 +736,18 @@ public final class LocalQueue {
         try {
             accounting.configure(maxDepth, memoryLimit, definition, events);
             backout.configure(definition);
+            transmission = definition.transmission();
         } finally {
             unlock();
         }
+    }
+
+    /**
+     * Whether its settings make it a transmission queue (usage transmission), as they were last given: read without
+     * a lock, for a check on every message a channel brings.
+     */
+    public boolean transmission() {
+        return transmission;
     }
 
     /**

@@ -19,6 +19,8 @@ import java.util.concurrent.atomic.AtomicInteger;
  * embedding application), which could exhaust the server's memory by other means anyway, and refusing the server's
  * own flows because network clients hold every place would turn a flood from outside into an outage inside.
  *
+ * <p>The HTTP listener (module server/http) keeps an instance of its own, with the same settings, for its connections.
+ *
  * <p>Threading: called from every event loop; the total is an atomic counter, the counts per address a concurrent
  * map whose entry goes when its count reaches zero, so addresses seen once are not kept.
  */
@@ -48,7 +50,7 @@ public final class ConnectionLimits {
      * @return null when the connection is admitted (or not counted: in-VM), else what the client is told: which limit,
      * the count and the setting
      */
-    String admit(Channel channel) {
+    public String admit(Channel channel) {
         if (!(channel.remoteAddress() instanceof InetSocketAddress peer) || peer.getAddress() == null) {
             return null;
         }

@@ -304,7 +304,23 @@ final class ServerConnection extends ChannelInboundHandlerAdapter implements Cli
 
     @Override
     public void onCreateTemporary(Frame.CreateTemporary f) {
-        answer(f.requestId(), () -> temporaries.create(f.destination()));
+        answer(f.requestId(), () -> {
+            if (inboundChannel != null) {
+                throw onChannel("a temporary destination");
+            }
+            temporaries.create(f.destination());
+        });
+    }
+
+    /**
+     * The refusal of {@code what} on a connection that carries a channel from another queue manager: such a connection
+     * carries that channel alone (its partner's clients have connections of their own), so that what a partner does
+     * there is what the channel does.
+     */
+    private static WharfException onChannel(String what) {
+        return WharfException.illegalState("This connection carries a channel from another queue manager, and a"
+                + " channel's connection carries that channel alone: " + what + " is refused on it. Open it on a"
+                + " connection of its own.");
     }
 
     @Override
@@ -326,6 +342,10 @@ final class ServerConnection extends ChannelInboundHandlerAdapter implements Cli
 
     @Override
     public void onCreateSession(Frame.CreateSession f) {
+        if (inboundChannel != null) {
+            replies.error(f.requestId(), onChannel("a session"), f.sessionId(), 0);
+            return;
+        }
         if (sessions.containsKey(f.sessionId())) {
             replies.error(f.requestId(), WharfException.illegalState("Session id " + f.sessionId()
                     + " is already in use on this connection."), f.sessionId(), 0);

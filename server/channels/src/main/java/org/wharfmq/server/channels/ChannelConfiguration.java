@@ -51,11 +51,18 @@ public final class ChannelConfiguration {
     /** {@code partnerQueueManager} of a receiver: the queue manager its partner must be. */
     public static final Setting<String> PARTNER_QUEUE_MANAGER = partner(receiver(
             Setting.text("partnerQueueManager", null)));
-    /** {@code batchSize}: the most messages in one batch (IBM MQ's BATCHSZ, whose default is 50 too). */
-    public static final Setting<Integer> BATCH_SIZE = sender(Setting.integer("batchSize", 50).atLeast(1));
-    /** {@code batchBytes}: a batch ends once its messages hold this many bytes (IBM MQ's BATCHLIM; 5 MiB). */
+    /**
+     * {@code batchSize}: the most messages in one batch (IBM MQ's BATCHSZ, whose default is 50 too), up to
+     * {@link #MAX_BATCH_SIZE}.
+     */
+    public static final Setting<Integer> BATCH_SIZE = sender(Setting.integer("batchSize", 50)
+            .between(1, ChannelConfiguration.MAX_BATCH_SIZE, "messages"));
+    /**
+     * {@code batchBytes}: a batch ends once its messages hold this many bytes (IBM MQ's BATCHLIM; 5 MiB), up to
+     * {@link #MAX_BATCH_BYTES}.
+     */
     public static final Setting<Long> BATCH_BYTES = sender(Setting.whole("batchBytes", 5L * 1024 * 1024)
-            .atLeast(1));
+            .between(1, ChannelConfiguration.MAX_BATCH_BYTES, "bytes"));
     /**
      * {@code batchIntervalMillis}: how long a batch waits for more messages once its transmission queue is empty (IBM
      * MQ's BATCHINT); 0 ends it at once.
@@ -98,10 +105,27 @@ public final class ChannelConfiguration {
     /** The most batches a sender has on the way at once (as IBM MQ's PIPELINELENGTH). */
     public static final int MAX_PIPELINE_LENGTH = 2;
     /**
+     * The most messages in one batch (IBM MQ's BATCHSZ's most, 9999): the most a sender's {@code batchSize} may be,
+     * and the most a receiver holds of one batch before its partner ends it. A partner that sends more is closed: a
+     * receiver holds a batch's messages in memory until the batch ends.
+     */
+    public static final int MAX_BATCH_SIZE = 9_999;
+    /**
+     * The most bytes a sender's {@code batchBytes} may be (100 MiB). A receiver holds at most this and one message
+     * ({@code maxMessageLength}) of one batch before its partner ends it, and closes a partner that sends more.
+     */
+    public static final long MAX_BATCH_BYTES = 100L * 1024 * 1024;
+    /**
      * The most message ids of non-persistent messages a FAST receiver remembers as put but not yet in a committed
      * batch (so that a batch sent again does not put them twice); beyond it, it forgets them all.
      */
     public static final int MAX_FAST_IDS = 100_000;
+    /**
+     * The longest destination ({@code QM/QUEUE}, or a queue of this queue manager) a receiver takes from a transmission
+     * header, in characters: a longer one goes to the dead-letter queue (its name cut short), so that a partner cannot
+     * make the receiver remember ({@link #MAX_SEND_VERDICTS} of them), log or copy names as long as a message.
+     */
+    public static final int MAX_DESTINATION_CHARS = 1_024;
     /**
      * The most destinations a receiver remembers its partner's send permission on ({@code SendVerdicts}), asked once
      * each while the rules stay the same; beyond it, it forgets them all and asks again.

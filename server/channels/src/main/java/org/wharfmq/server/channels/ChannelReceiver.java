@@ -14,6 +14,7 @@ import org.wharfmq.server.ChannelAcceptor;
 import org.wharfmq.server.ServerPlugin;
 import org.wharfmq.server.WharfException;
 import org.wharfmq.server.queue.SystemQueues;
+import org.wharfmq.server.security.AuditLog;
 
 import java.util.ArrayDeque;
 import java.util.ArrayList;
@@ -50,6 +51,12 @@ import java.util.concurrent.atomic.AtomicBoolean;
  * so that a batch sent again after a failure does not put them twice (nor does a batch sent again after an alter to
  * {@code normal}, nor the sender sending one of them again outside the batches). One its queue refuses goes to the
  * dead-letter queue with the reason at once.
+ *
+ * <p>Bounds: a batch's messages are held until its partner ends it, and ended batches until they commit, so a partner
+ * may send no more than a sender does: {@link ChannelConfiguration#MAX_BATCH_SIZE} messages and
+ * {@link ChannelConfiguration#MAX_BATCH_BYTES} bytes (and one message) in a batch, and
+ * {@link ChannelConfiguration#MAX_PIPELINE_LENGTH} batches ended and not answered (and one for slack); one that sends
+ * more is closed, saying so, and audited.
  *
  * <p>Ownership: the sync record's numbers ({@link #state}) and the batch counts are the event loop's of the partner
  * that has the channel open, and the channel's thread's while none has ({@link #running} hands them over: a partner's
@@ -265,6 +272,10 @@ final class ChannelReceiver implements AutoCloseable {
         private List<String> fast = new ArrayList<>();
         /** The bytes of this batch's messages put FAST. */
         private long fastBytes;
+        /** The bytes of this batch's messages held until it ends ({@link #batch}), at most {@link #maxHeldBytes}. */
+        private long heldBytes;
+        /** The most bytes of one batch held: batchBytes' most and one message more. */
+        private final long maxHeldBytes = ChannelConfiguration.MAX_BATCH_BYTES + host.config().maxMessageLength();
         /** Batches ended while another commits, to commit in turn. */
         private final ArrayDeque<Ended> waiting = new ArrayDeque<>();
         /** Whether a commit is under way. */
@@ -284,6 +295,16 @@ final class ChannelReceiver implements AutoCloseable {
 
         @Override
         public void message(ByteBuf message) {
+            int count = batch.size() + fast.size();
+            if (count >= ChannelConfiguration.MAX_BATCH_SIZE || heldBytes + message.readableBytes() > maxHeldBytes) {
+                message.release();
+                beyondBounds(count >= ChannelConfiguration.MAX_BATCH_SIZE
+                        ? "more than " + ChannelConfiguration.MAX_BATCH_SIZE + " messages in one batch (the most a"
+                                + " sender's batchSize may be)"
+                        : "more than " + maxHeldBytes + " bytes in one batch (the most a sender's batchBytes may be, "
+                                + ChannelConfiguration.MAX_BATCH_BYTES + ", and one message of maxMessageLength)");
+                return;
+            }
             if (fastAgreed) {
                 MessageHeaders headers = MessageHeaders.read(message);
                 String id = headers.messageId();
@@ -294,7 +315,25 @@ final class ChannelReceiver implements AutoCloseable {
                     return;
                 }
             }
+            heldBytes += message.readableBytes();
             batch.add(message);
+        }
+
+        /**
+         * Closes the partner's connection, which sent {@code what}, beyond what a receiver holds for a sender (a
+         * batch's messages until it ends, the batches ended until they commit): no Wharf sender does, so the partner is
+         * broken or hostile, and it is not let fill this queue manager's memory. Its batch not ended is dropped, and
+         * those ended and not answered are not put; a sender resolves them when it opens the channel again.
+         */
+        private void beyondBounds(String what) {
+            String reason = "Queue manager " + host.config().name() + " closed receiver channel '" + opened.name()
+                    + "': its partner sent " + what + ", beyond what it holds for a sender. Nothing of its batches"
+                    + " not yet answered is put; a sender resolves them when it opens the channel again. Check the"
+                    + " sending queue manager (its channel's batchSize, batchBytes and pipelineLength, its version).";
+            AuditLog.refused(partner.identity(), partner.remoteAddress(), "channel '" + opened.name() + "': " + what);
+            LOG.log(System.Logger.Level.WARNING, reason + " (" + partner.identity().describe() + " at "
+                    + partner.remoteAddress() + ")");
+            partner.close(reason);
         }
 
         @Override
@@ -321,8 +360,13 @@ final class ChannelReceiver implements AutoCloseable {
             batch = new ArrayList<>();
             fast = new ArrayList<>();
             fastBytes = 0;
+            heldBytes = 0;
             if (ending != null) {
                 ended.messages().forEach(ByteBuf::release); // not answered: its sender resolves it
+            } else if (committing && waiting.size() >= ChannelConfiguration.MAX_PIPELINE_LENGTH) {
+                ended.messages().forEach(ByteBuf::release);
+                beyondBounds((waiting.size() + 2) + " batches ended and not yet answered (more than a sender has on"
+                        + " the way: its pipelineLength, at most " + ChannelConfiguration.MAX_PIPELINE_LENGTH + ")");
             } else if (committing) {
                 waiting.add(ended);
             } else {

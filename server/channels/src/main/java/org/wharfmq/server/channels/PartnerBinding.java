@@ -68,7 +68,8 @@ final class PartnerBinding {
             throw new WharfException(ErrorCode.NOT_AUTHORISED, "Receiver channel '" + d.name() + "' of queue manager "
                     + queueManager + " refused the queue manager name " + who.describe() + " from "
                     + peer.remoteAddress() + " opened it as: " + unfit + ". Give the sending queue manager a name of"
-                    + " printable characters without '/' (name: in its config/wharf.yaml).");
+                    + " printable characters without '/', at most " + ChannelConfiguration.MAX_DESTINATION_CHARS
+                    + " (name: in its config/wharf.yaml).");
         }
         String came = who.describe() + " from " + peer.remoteAddress() + ", opening it as queue manager " + claimed;
         String channel = "Receiver channel '" + d.name() + "' of queue manager " + queueManager;
@@ -102,10 +103,17 @@ final class PartnerBinding {
         }
     }
 
-    /** Why {@code name}, a partner's claim, is no queue manager's name (empty, a '/', a control character), or null. */
+    /**
+     * Why {@code name}, a partner's claim, is no queue manager's name (empty, longer than
+     * {@link ChannelConfiguration#MAX_DESTINATION_CHARS}, a '/', a control character), or null.
+     */
     private static String unfitName(String name) {
         if (name.isEmpty()) {
             return "it is empty";
+        }
+        if (name.length() > ChannelConfiguration.MAX_DESTINATION_CHARS) {
+            return "it is " + name.length() + " characters long, more than the "
+                    + ChannelConfiguration.MAX_DESTINATION_CHARS + " a receiver takes";
         }
         for (int i = 0; i < name.length(); i++) {
             char c = name.charAt(i);

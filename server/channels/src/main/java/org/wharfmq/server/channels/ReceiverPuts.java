@@ -106,10 +106,19 @@ final class ReceiverPuts {
         }
         String destination = queueManager == null || queueManager.equals(host.config().name()) ? q
                 : queueManager + String.valueOf(TransmissionHeader.QUALIFIER) + q;
+        if (destination.length() > ChannelConfiguration.MAX_DESTINATION_CHARS) {
+            // neither remembered (SendVerdicts), nor logged, nor written to the dead letter whole
+            return deadLetter(message, null, "its transmission header names a destination of "
+                    + destination.length() + " characters ('" + destination.substring(0, 64) + "...'), longer than"
+                    + " the " + ChannelConfiguration.MAX_DESTINATION_CHARS + " a receiver takes");
+        }
         if (destination.equals(HierarchyMessages.CONTROL_QUEUE)) {
             return subscriptionSet(from, message);
         }
-        String refusal = refusal(from, destination);
+        String refusal = queueOfItsOwn(destination);
+        if (refusal == null) {
+            refusal = refusal(from, destination);
+        }
         if (refusal != null) {
             return deadLetter(message, destination, refusal);
         }
@@ -215,6 +224,34 @@ final class ReceiverPuts {
         ByteBuf out = ByteBufAllocator.DEFAULT.buffer();
         taken.encode(out);
         return new Routed(to, queue, out);
+    }
+
+    /**
+     * Why no partner puts to {@code destination}, a queue of this queue manager, whatever its user may do; null for
+     * any other. A {@code SYSTEM.*} queue (the admin command queue, the channels' sync records, the dead-letter queue)
+     * is the queue manager's own: what goes there comes from its own code, or from a client of its own with the admin
+     * permission, never over a channel (a partner's proxy subscriptions are taken apart, above). A transmission queue
+     * takes messages this queue manager addressed to another ({@code QM3/Q}): one the partner put there by its name
+     * would keep the transmission header that brought it here, naming this queue manager, and its next receiver would
+     * send it back, and so on.
+     */
+    private String queueOfItsOwn(String destination) {
+        if (destination.indexOf(TransmissionHeader.QUALIFIER) >= 0 || destination.startsWith(TemporaryNames.PREFIX)) {
+            return null; // another queue manager's name (routed on as the partner may), or a reply's temporary queue
+        }
+        String queueManager = host.config().name();
+        if (SystemQueues.isSystem(destination)) {
+            return "'" + destination + "' is a system queue of queue manager " + queueManager + ", which takes no"
+                    + " messages from a channel, whatever the channel's user may do (docs/security.md, \"Channels from"
+                    + " other queue managers\"). The sending application names another queue";
+        }
+        if (host.management().isTransmissionQueue(destination)) {
+            return "'" + destination + "' is a transmission queue of queue manager " + queueManager + ", which takes"
+                    + " only messages that queue manager addresses to another: one put there by its name would go back"
+                    + " and forth between the queue managers. The sending application names the queue where it is"
+                    + " going, qualified by its queue manager (QM/QUEUE, queue://QM/QUEUE)";
+        }
+        return null;
     }
 
     /** Why the partner may not put to {@code destination}, or null when it may. */

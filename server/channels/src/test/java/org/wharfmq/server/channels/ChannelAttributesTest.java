@@ -1,6 +1,7 @@
 package org.wharfmq.server.channels;
 
 import org.junit.jupiter.api.Test;
+import org.wharfmq.server.config.ConfigurationException;
 import org.wharfmq.server.config.Setting;
 
 import java.util.HashSet;
@@ -11,6 +12,7 @@ import java.util.Set;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
@@ -28,6 +30,18 @@ class ChannelAttributesTest {
             assertEquals(key != ChannelConfiguration.NAME, owned.contains(key), key.key() + " is declared with"
                     + " sender(...), receiver(...) or both(...) in ChannelConfiguration, so that channels.def keeps it");
         }
+    }
+
+    @Test
+    void aSendersBatchesAreNoLargerThanAReceiverHolds() {
+        ChannelDefinition sender = ChannelDefinition.sender("QM1.TO.QM2", "tcp://partner:1414", "QM2", null, null);
+        assertEquals(ChannelConfiguration.MAX_BATCH_SIZE, sender.withBatchSize(9_999).batchSize());
+        String size = assertThrows(ConfigurationException.class, () -> sender.withBatchSize(10_000)).getMessage();
+        assertTrue(size.contains("batchSize") && size.contains("must be between 1 and 9999 messages, was 10000"), size);
+        String bytes = assertThrows(ConfigurationException.class, () -> sender.with(ChannelConfiguration.BATCH_BYTES,
+                ChannelConfiguration.MAX_BATCH_BYTES + 1)).getMessage();
+        assertTrue(bytes.contains("batchBytes") && bytes.contains("must be between 1 and 104857600 bytes, was"
+                + " 104857601"), bytes);
     }
 
     @Test

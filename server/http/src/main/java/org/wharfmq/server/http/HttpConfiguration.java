@@ -40,6 +40,16 @@ public final class HttpConfiguration {
     public static final int IDLE_TIMEOUT_MILLIS = 60_000;
 
     /**
+     * How long a request has, from its first byte, to arrive whole (its line, headers and body), in ms: {@value}, and
+     * one second more for each {@link #REQUEST_READ_BYTES_PER_SECOND} bytes it brings. A request sent slower is
+     * answered 408 and its connection closed ({@link RequestDeadline}), so that slow callers cannot hold connections.
+     */
+    public static final int REQUEST_READ_MILLIS = 20_000;
+
+    /** The bytes that earn a request one more second to arrive: {@value} (a 1 MiB body has 84 s in all). */
+    public static final int REQUEST_READ_BYTES_PER_SECOND = 16 * 1024;
+
+    /**
      * Threads that run HTTP requests' handlers (which may call the management view, and may block briefly) and check
      * their passwords (PBKDF2, a few ms each), off the listener's event loop: {@value}.
      */

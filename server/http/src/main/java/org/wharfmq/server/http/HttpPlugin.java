@@ -15,6 +15,7 @@ import io.netty.handler.timeout.IdleStateHandler;
 import io.netty.util.concurrent.DefaultThreadFactory;
 import org.wharfmq.server.ServerPlugin;
 import org.wharfmq.server.config.ServerConfig;
+import org.wharfmq.server.transport.ConnectionLimits;
 import org.wharfmq.server.transport.NativeTransport;
 import org.wharfmq.server.transport.ServerTls;
 
@@ -98,6 +99,8 @@ public final class HttpPlugin implements ServerPlugin {
         workers = new ThreadPoolExecutor(HttpConfiguration.WORKER_THREADS, HttpConfiguration.WORKER_THREADS, 0,
                 TimeUnit.MILLISECONDS, new ArrayBlockingQueue<>(HttpConfiguration.MAX_QUEUED_REQUESTS),
                 new DefaultThreadFactory("wharf-http-worker", true));
+        // counted apart from the wire's connections, with the same settings: a flood of either refuses only its own
+        ConnectionLimits limits = new ConnectionLimits(config);
         NativeTransport transport = NativeTransport.best();
         group = transport.eventLoopGroup(1, new DefaultThreadFactory("wharf-http", true));
         String host = http.host() != null ? http.host() : config.host();
@@ -113,9 +116,19 @@ public final class HttpPlugin implements ServerPlugin {
                         if (tls != null) {
                             p.addLast("tls", tls.newHandler(channel.alloc()));
                         }
+                        String refused = limits.admit(channel);
+                        if (refused != null) {
+                            LOG.log(System.Logger.Level.DEBUG, () -> "HTTP " + refused);
+                            p.addLast("refused", new RefusedConnection(refused));
+                            return;
+                        }
                         p.addLast("idle", new IdleStateHandler(0, 0, HttpConfiguration.IDLE_TIMEOUT_MILLIS,
                                 TimeUnit.MILLISECONDS));
+                        RequestDeadline deadline = new RequestDeadline(HttpConfiguration.REQUEST_READ_MILLIS,
+                                HttpConfiguration.REQUEST_READ_BYTES_PER_SECOND);
+                        p.addLast("deadline", deadline);
                         p.addLast("codec", new HttpServerCodec());
+                        p.addLast("whole", deadline.end());
                         p.addLast("limit", new RequestLimit(routes));
                         p.addLast("aggregator", new HttpObjectAggregator(HttpConfiguration.MAX_ROUTE_REQUEST_BYTES));
                         p.addLast("requests", new HttpRequestHandler(routes, logins, server.accessControl(), workers,

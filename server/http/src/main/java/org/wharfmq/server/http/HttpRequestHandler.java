@@ -229,7 +229,15 @@ final class HttpRequestHandler extends SimpleChannelInboundHandler<FullHttpReque
                     TimeUnit.MILLISECONDS);
             return;
         }
-        FullHttpResponse response = response(answer, keepAlive, allow, realm);
+        FullHttpResponse response;
+        try {
+            response = response(answer, keepAlive, allow, realm);
+        } catch (IllegalArgumentException e) { // a header Netty will not write (a CR or LF in a value): not hang
+            LOG.log(System.Logger.Level.ERROR, "HTTP answer " + answer.status() + " to " + channel.remoteAddress()
+                    + " not written: " + e.getMessage());
+            response = response(HttpAnswer.refusal(500, "The server could not write its answer (the server log has"
+                    + " why)."), keepAlive, null, realm);
+        }
         if (keepAlive) {
             channel.writeAndFlush(response).addListener((ChannelFutureListener) f -> {
                 if (f.isSuccess()) {
@@ -250,6 +258,8 @@ final class HttpRequestHandler extends SimpleChannelInboundHandler<FullHttpReque
      * @param realm the {@code WWW-Authenticate} challenge of a 401
      */
     static FullHttpResponse response(HttpAnswer answer, boolean keepAlive, String allow, String realm) {
+        oneLine("Content-Type", answer.contentType());
+        answer.headers().forEach(HttpRequestHandler::oneLine);
         FullHttpResponse response = new DefaultFullHttpResponse(HttpVersion.HTTP_1_1,
                 HttpResponseStatus.valueOf(answer.status()), Unpooled.wrappedBuffer(answer.body()));
         response.headers()
@@ -273,6 +283,22 @@ final class HttpRequestHandler extends SimpleChannelInboundHandler<FullHttpReque
             response.headers().set(HttpHeaderNames.ALLOW, allow);
         }
         return response;
+    }
+
+    /**
+     * Refuses a header value that is not one line of text: a CR or LF would end the header and start others of the
+     * value's making (whatever Netty's own checks, which change between its versions).
+     *
+     * @throws IllegalArgumentException naming the header and the character
+     */
+    private static void oneLine(String name, String value) {
+        for (int i = 0; i < value.length(); i++) {
+            char c = value.charAt(i);
+            if (c < 0x20 && c != '\t' || c == 0x7f) {
+                throw new IllegalArgumentException("the value of header '" + name + "' holds the control character "
+                        + String.format("U+%04X", (int) c) + " at position " + (i + 1));
+            }
+        }
     }
 
     @Override

@@ -213,12 +213,16 @@ class ChannelPartnerIdentityTest {
         // a name that would write a line of its own into the logs
         assertMatches("Receiver channel 'QM1\\.TO\\.QM2' of queue manager QM2 refused the queue manager name user"
                 + " 'qm1' from /127\\.0\\.0\\.1:\\d+ opened it as: it holds the control character U\\+000A at"
-                + " position 4 of 37\\. Give the sending queue manager a name of printable characters without '/'"
-                + " \\(name: in its config/wharf\\.yaml\\)\\.",
+                + " position 4 of 37\\. Give the sending queue manager a name of printable characters without '/',"
+                + " at most 1024 \\(name: in its config/wharf\\.yaml\\)\\.",
                 refused(ssl, tls(qm1Keys), "qm1", BOUND, "QM1\nREFUSED user 'admin' from nowhere"));
+        // a name as long as a message, to be written into every line about the channel
+        assertMatches("Receiver channel 'QM1\\.TO\\.QM2' of queue manager QM2 refused the queue manager name user"
+                + " 'qm1' from /127\\.0\\.0\\.1:\\d+ opened it as: it is 5000 characters long, more than the 1024 a"
+                + " receiver takes\\. Give .*", refused(ssl, tls(qm1Keys), "qm1", BOUND, "Q".repeat(5_000)));
 
         List<String> audited = audit.messages().stream().filter(l -> l.startsWith("REFUSED")).toList();
-        assertEquals(6, audited.size(), String.join("\n", audit.lines()));
+        assertEquals(7, audited.size(), String.join("\n", audit.lines()));
         assertTrue(audit.messages().stream().noneMatch(l -> l.contains("nowhere")), "the name was not logged");
         assertMatches("REFUSED user 'mallory' from /127\\.0\\.0\\.1:\\d+: CHANNEL_OPEN: Receiver"
                 + " channel 'QM1\\.TO\\.QM2' of queue manager QM2 is bound to partner user 'qm1', .*", audited.get(0));

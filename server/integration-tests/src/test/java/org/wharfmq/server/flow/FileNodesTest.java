@@ -302,6 +302,7 @@ class FileNodesTest {
         assertEquals(2, flowHost.flow("failing").running().statistics().failures(), "line 3 tried backoutThreshold times");
     }
 
+    /** ... and its reason is written as a file of its own, never through a link someone put in the backout folder. */
     @Test
     void withoutAFailureTerminalAFailingRecordStopsItsFileInBackoutWithTheReason() throws Exception {
         deploy(() -> FlowDefinition.builder("stopping")
@@ -311,6 +312,10 @@ class FileNodesTest {
                 .wire("in", "out", "compute")
                 .wire("compute", "out", "out")
                 .build());
+        // whoever may drop files into the watched folder made a link where the reason is written aside first
+        Path outside = Files.writeString(root.resolve("outside.txt"), "not the flow's");
+        Files.createSymbolicLink(Files.createDirectories(in.resolve("backout")).resolve("batch.txt.reason.part"),
+                outside);
         writeLines(in, "batch.txt", 5);
         try (MessageConsumer outputs = session.createConsumer(session.createQueue("STOP.OUT"))) {
             assertEquals(List.of("line 1", "line 2"), texts(outputs, 2));
@@ -320,6 +325,7 @@ class FileNodesTest {
         String reason = Files.readString(in.resolve("backout/batch.txt.reason"));
         assertTrue(reason.contains("record 3") && reason.contains("boom on line 3"), reason);
         assertTrue(Files.exists(in.resolve("backout/batch.txt")));
+        assertEquals("not the flow's", Files.readString(outside), "the reason was written through the link");
     }
 
     /** Holds the record {@code line 100} until the test lets it go, so that the flow is stopped in mid-file. */

@@ -116,6 +116,12 @@ class HttpInputNodeTest {
                 .node("refuse", new ThrowNode("out of order"))
                 .wire("in", "out", "refuse")
                 .build(), 1);
+        flowHost.deploy(() -> FlowDefinition.builder("inject")
+                .node("in", HttpInputNode.path("/flows/inject"))
+                .node("echo", new EchoIntoHeader())
+                .node("reply", new HttpReplyNode())
+                .wire("in", "out", "echo").wire("echo", "out", "reply")
+                .build(), 1);
         flowHost.deploy(() -> FlowDefinition.builder("silent")
                 .node("in", HttpInputNode.path("/flows/silent"))
                 .node("copy", OutputNode.queue("HTTP.SILENT.OUT"))
@@ -156,6 +162,16 @@ class HttpInputNodeTest {
             String why = assembly.exceptionList().render();
             out.message().setBody("refused: " + why.substring(why.indexOf("orders are closed")));
             out.localEnvironment().set(HttpReplyNode.STATUS, 400);
+            propagate("out", out);
+        }
+    }
+
+    /** Replies with the request's body as the value of its header X-Echo, as a careless flow might. */
+    public static final class EchoIntoHeader extends JavaComputeNode {
+        @Override
+        public void evaluate(MessageAssembly assembly) throws Exception {
+            MessageAssembly out = assembly.copy();
+            out.localEnvironment().set(HttpReplyNode.HEADERS, Map.of("X-Echo", assembly.message().bodyText()));
             propagate("out", out);
         }
     }
@@ -285,6 +301,19 @@ class HttpInputNodeTest {
         assertEquals(500, failed.statusCode(), failed.body());
         assertEquals("Flow 'failing' failed on POST /flows/failing (the server log has why).\n", failed.body(),
                 "the caller learns nothing of the flow's insides");
+    }
+
+    @Test
+    void aReplyHeaderWithACrOrLfFailsTheFlowAndWritesNoHeaderOfTheCallersMaking() throws Exception {
+        HttpResponse<String> plain = post("/flows/inject", "alice", "tea");
+        assertEquals(200, plain.statusCode(), plain.body());
+        assertEquals("tea", plain.headers().firstValue("X-Echo").orElse(null));
+
+        HttpResponse<String> injected = post("/flows/inject", "alice", "tea\r\nSet-Cookie: session=evil");
+        assertEquals(500, injected.statusCode(), injected.body());
+        assertEquals("Flow 'inject' failed on POST /flows/inject (the server log has why).\n", injected.body());
+        assertTrue(injected.headers().firstValue("Set-Cookie").isEmpty(), injected.headers().toString());
+        assertTrue(injected.headers().firstValue("X-Echo").isEmpty(), injected.headers().toString());
     }
 
     @Test
