@@ -61,6 +61,15 @@ public final class Selector {
         if (text == null) {
             return ALL_MATCH;
         }
+        String correlationId = CorrelationIdSelector.literalOf(text);
+        if (correlationId != null) {
+            return new Selector(text, CorrelationIdSelector.expression(correlationId), correlationId, false);
+        }
+        return parseGrammar(text);
+    }
+
+    /** {@link #parse} by the tokenizer and parser alone, whatever the text (what the fast form must equal). */
+    static Selector parseGrammar(String text) throws SelectorParseException {
         List<Token> tokens = Tokenizer.tokenize(text);
         if (tokens.size() == 1) {
             return ALL_MATCH;
@@ -92,6 +101,11 @@ public final class Selector {
      */
     public String requiredCorrelationId() {
         return requiredCorrelationId;
+    }
+
+    /** The compiled expression (tests compare how two texts compiled). */
+    Expression root() {
+        return root;
     }
 
     /**
