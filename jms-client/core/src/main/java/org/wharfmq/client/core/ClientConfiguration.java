@@ -138,14 +138,6 @@ public final class ClientConfiguration {
      */
     public static final long READER_IDLE_MILLIS = 20;
 
-    /**
-     * Longest the connection's reader thread sleeps between two looks at whether application threads still read the
-     * socket: {@value} ms. It looks every {@link #READER_IDLE_MILLIS} at first and half as often each time it finds
-     * them reading, so a connection whose threads stopped asking is read at most this late (its frames wait in the
-     * socket meanwhile; a thread that waits for one reads it itself), and a busy one costs a few wake-ups a second.
-     */
-    public static final long READER_CHECK_MAX_MILLIS = 160;
-
     /** Messages larger than this are written from their own buffer, not copied into the staging one: {@value}. */
     public static final int COPY_LIMIT_BYTES = 64 * 1024;
 

@@ -82,8 +82,6 @@ final class SocketLink implements FrameLink {
     private static final int READ_BUFFER = ClientConfiguration.READ_BUFFER_BYTES;
     private static final long LEAD_SLICE_MILLIS = ClientConfiguration.LEAD_SLICE_MILLIS;
     private static final long READER_IDLE_NANOS = TimeUnit.MILLISECONDS.toNanos(ClientConfiguration.READER_IDLE_MILLIS);
-    private static final long READER_CHECK_MAX_NANOS =
-            TimeUnit.MILLISECONDS.toNanos(ClientConfiguration.READER_CHECK_MAX_MILLIS);
     private static final int MIN_READ = ClientConfiguration.MIN_READ_BYTES;
     private static final AtomicLong LINKS = new AtomicLong();
     /** {@link #end}'s value when the application closed the link. */
@@ -434,24 +432,18 @@ final class SocketLink implements FrameLink {
      * The reader thread: reads and delivers while no application thread does. While application threads wait for
      * frames (and so read them themselves), it sleeps; it takes the socket back once none has asked for
      * {@value ClientConfiguration#READER_IDLE_MILLIS} ms, so that frames nobody waits for (pings, a consumer's next messages) are
-     * still read. It looks that often at first, then, while they keep asking, half as often each time, down to once
-     * every {@value ClientConfiguration#READER_CHECK_MAX_MILLIS} ms: a request/reply client's threads read all the
-     * time, and the reader's wake-ups to find that out cost its JVM a few percent of its CPU per round trip. It alone
-     * reports the end of the link to the listener.
+     * still read. It alone reports the end of the link to the listener.
      */
     private void readLoop() {
-        long check = 0; // how long the next look waits beyond the idle time's rest: grows while the threads read
         try {
             while (end.get() == null) {
                 long sinceLead = System.nanoTime() - lastLeadNanos;
                 // a follower is about to take the turn (it was woken when the turn was let go)
                 if (!readerOnly && (sinceLead < READER_IDLE_NANOS || !followers.isEmpty())) {
-                    LockSupport.parkNanos(this, Math.max(check,
-                            sinceLead < READER_IDLE_NANOS ? READER_IDLE_NANOS - sinceLead : READER_IDLE_NANOS));
-                    check = Math.min(Math.max(READER_IDLE_NANOS, 2 * check), READER_CHECK_MAX_NANOS);
+                    LockSupport.parkNanos(this,
+                            sinceLead < READER_IDLE_NANOS ? READER_IDLE_NANOS - sinceLead : READER_IDLE_NANOS);
                     continue;
                 }
-                check = 0;
                 readTurn.lock();
                 try {
                     if (end.get() == null) {
