@@ -36,9 +36,9 @@ public final class FrameReads implements RecvByteBufAllocator {
     }
 
     /**
-     * Every read from now on takes up to {@code bytes} at least (more when the general allocator guesses more): for a
-     * connection that carries a stream of messages, so that a burst of them comes in one read rather than a read per
-     * message, or two where a message is longer than the general allocator's guess after a lull of small frames.
+     * Every read from now on offers the socket at least {@code bytes} (more when the general allocator guesses more):
+     * for a connection that carries a stream of messages, so that a burst of them comes in one read rather than in
+     * several of the general allocator's smaller guess.
      */
     public void readAtLeast(int bytes) {
         this.leastBytes = bytes;

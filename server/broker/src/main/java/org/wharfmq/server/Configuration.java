@@ -182,7 +182,7 @@ public final class Configuration {
     /**
      * The least a read of a channel's connection from another queue manager takes: {@value} bytes (16 KiB), a burst of
      * a few messages of a few KiB with their transmission headers (RR-5's 2 KB messages are about 2.3 KiB each), where
-     * Netty's adaptive guess shrinks after a lull of small frames and then takes two reads for one message. See
+     * Netty's adaptive guess settles at 4 KiB between bursts and reads a burst of two or more in several reads. See
      * {@link org.wharfmq.protocol.frame.FrameReads#readAtLeast}.
      */
     public static final int CHANNEL_READ_BYTES = 16 * 1024;
