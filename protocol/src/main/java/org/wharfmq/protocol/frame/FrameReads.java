@@ -10,7 +10,8 @@ import io.netty.util.UncheckedBooleanSupplier;
  * The read buffers of a TCP connection whose bytes go unchanged to its {@link FrameDecoder}: while a large frame is
  * read into its own buffer, the socket is read straight into that buffer's free end ({@link FrameDecoder#readTarget}),
  * so the frame's bytes are not copied out of read buffers, and a read takes all the socket holds, up to the frame's
- * end. Otherwise the channel's own allocator serves (Netty's adaptive one, 64 bytes to 64 KiB).
+ * end. Otherwise the channel's own allocator serves (Netty's adaptive one, 64 bytes to 64 KiB), at least
+ * {@link #readAtLeast} bytes a read once the connection is known to carry a stream of messages.
  *
  * <p>Only where the bytes read are the frames' bytes: not under TLS, whose records are decrypted into other buffers
  * (a record read into the frame's buffer would be overwritten by the plain text). One per channel: it knows that
@@ -21,6 +22,8 @@ public final class FrameReads implements RecvByteBufAllocator {
     private final RecvByteBufAllocator general;
     /** The channel's decoder now (replaced at the handshake), or null. */
     private FrameDecoder decoder;
+    /** The least a read takes from now on ({@link #readAtLeast}); 0: what the general allocator guesses. */
+    private int leastBytes;
 
     /** Reads into large frames' buffers, otherwise as {@code general} (the channel's allocator until now). */
     public FrameReads(RecvByteBufAllocator general) {
@@ -30,6 +33,15 @@ public final class FrameReads implements RecvByteBufAllocator {
     /** {@code decoder} is the channel's decoder from now on. */
     void decoder(FrameDecoder decoder) {
         this.decoder = decoder;
+    }
+
+    /**
+     * Every read from now on offers the socket at least {@code bytes} (more when the general allocator guesses more):
+     * for a connection that carries a stream of messages, so that a burst of them comes in one read rather than in
+     * several of the general allocator's smaller guess.
+     */
+    public void readAtLeast(int bytes) {
+        this.leastBytes = bytes;
     }
 
     /** {@code decoder} has left the channel (unless another has taken its place already). */
@@ -59,7 +71,11 @@ public final class FrameReads implements RecvByteBufAllocator {
         public ByteBuf allocate(ByteBufAllocator alloc) {
             FrameDecoder frames = decoder;
             ByteBuf target = frames == null ? null : frames.readTarget();
-            return target != null ? target : general.allocate(alloc);
+            if (target != null) {
+                return target;
+            }
+            int least = leastBytes;
+            return least > general.guess() ? alloc.ioBuffer(least) : general.allocate(alloc);
         }
 
         @Override

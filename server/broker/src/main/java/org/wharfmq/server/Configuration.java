@@ -180,6 +180,14 @@ public final class Configuration {
     public static final int DELIVER_BATCH_BYTES = 32 * 1024;
 
     /**
+     * The least a read of a channel's connection from another queue manager takes: {@value} bytes (16 KiB), a burst of
+     * a few messages of a few KiB with their transmission headers (RR-5's 2 KB messages are about 2.3 KiB each), where
+     * Netty's adaptive guess settles at 4 KiB between bursts and reads a burst of two or more in several reads. See
+     * {@link org.wharfmq.protocol.frame.FrameReads#readAtLeast}.
+     */
+    public static final int CHANNEL_READ_BYTES = 16 * 1024;
+
+    /**
      * Longest a connection may keep its event loop processing frames before the loop serves its other connections,
      * in ns: {@value} (1 ms). See {@link org.wharfmq.server.transport.ReadFairness}.
      */

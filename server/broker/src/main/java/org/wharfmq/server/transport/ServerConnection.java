@@ -12,10 +12,12 @@ import org.wharfmq.protocol.TemporaryNames;
 import org.wharfmq.protocol.frame.ClientFrameHandler;
 import org.wharfmq.protocol.frame.ErrorCode;
 import org.wharfmq.protocol.frame.Frame;
+import org.wharfmq.protocol.frame.FrameReads;
 import org.wharfmq.protocol.frame.MalformedFrameException;
 import org.wharfmq.protocol.message.MessageHeaders;
 import org.wharfmq.protocol.selector.Selector;
 import org.wharfmq.server.ChannelAcceptor;
+import org.wharfmq.server.Configuration;
 import org.wharfmq.server.WharfException;
 import org.wharfmq.server.security.Permission;
 import org.wharfmq.server.queue.LocalQueue;
@@ -606,6 +608,9 @@ final class ServerConnection extends ChannelInboundHandlerAdapter implements Cli
             }
             inboundChannel = acceptor.open(channelPeer(), f.requestId(), f.channel(), f.queueManager(),
                     f.fastNonPersistent(), f.resetSequence());
+            if (channel.config().getRecvByteBufAllocator() instanceof FrameReads reads) {
+                reads.readAtLeast(Configuration.CHANNEL_READ_BYTES); // a stream of messages from now on
+            }
         } catch (WharfException e) {
             replies.error(f.requestId(), e, 0, 0);
         }

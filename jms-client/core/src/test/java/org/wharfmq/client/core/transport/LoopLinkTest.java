@@ -1,5 +1,7 @@
 package org.wharfmq.client.core.transport;
 
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.CompositeByteBuf;
 import io.netty.buffer.Unpooled;
 import io.netty.channel.EventLoop;
 import io.netty.channel.nio.NioEventLoopGroup;
@@ -14,13 +16,18 @@ import io.netty.handler.ssl.SslProvider;
 import org.wharfmq.client.core.ClientConfiguration;
 import org.wharfmq.client.core.ClientException;
 import org.wharfmq.protocol.frame.Frame;
+import org.wharfmq.protocol.frame.FrameType;
 
 import javax.net.ssl.SSLSocket;
 import java.io.DataInputStream;
+import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.net.InetAddress;
 import java.net.ServerSocket;
 import java.net.Socket;
 import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
@@ -70,6 +77,82 @@ class LoopLinkTest {
             // the certificate names 127.0.0.1, which the link checks (verifyHost is on by default)
             writesWithoutWaiting(server, BrokerAddress.ssl("127.0.0.1", server.getLocalPort()), tls);
         }
+    }
+
+    /**
+     * A burst written before its loop drains: short messages (composites, as a transmission queue holds them) copied
+     * into one buffer, a frame without a message and a message past the copy limit between them written as they are;
+     * every frame arrives whole and in order, and every message's bytes are let go of.
+     */
+    @Test
+    void aBurstOfShortMessagesCopiedTogetherArrivesWholeAndInOrderBesideOtherFramesAndEveryMessageIsReleased()
+            throws Exception {
+        try (ServerSocket server = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
+            EventLoop loop = group.next();
+            CompletableFuture<Socket> accepted = CompletableFuture.supplyAsync(() -> {
+                try {
+                    return server.accept();
+                } catch (IOException e) {
+                    throw new UncheckedIOException(e);
+                }
+            });
+            FrameLink link = Transport.connect(BrokerAddress.tcp("127.0.0.1", server.getLocalPort()), null,
+                    new IgnoredFrames(), 5000, new NetworkLoop(loop, NioSocketChannel.class));
+            try (Socket peer = accepted.get(10, TimeUnit.SECONDS)) {
+                int large = ClientConfiguration.COPY_LIMIT_BYTES + 1;
+                int[] lengths = {2300, 2300, 10, -1, 2300, large, 2300, 7000, 7000, 7000};
+                List<ByteBuf> messages = new ArrayList<>();
+                loop.submit(() -> { // one drain takes them all
+                    for (int i = 0; i < lengths.length; i++) {
+                        if (lengths[i] < 0) {
+                            link.write(new Frame.ChannelFastConfirm(i));
+                            continue;
+                        }
+                        ByteBuf message = composite(i, lengths[i]);
+                        messages.add(message);
+                        link.write(new Frame.ChannelFastMessage(message));
+                    }
+                }).get(10, TimeUnit.SECONDS);
+                DataInputStream in = new DataInputStream(peer.getInputStream());
+                for (int i = 0; i < lengths.length; i++) {
+                    int length = in.readInt();
+                    byte type = in.readByte();
+                    if (lengths[i] < 0) {
+                        assertEquals(FrameType.CHANNEL_FAST_CONFIRM.code(), type, "frame " + i);
+                        assertEquals(5, length, "frame " + i);
+                        assertEquals(i, in.readInt(), "frame " + i);
+                        continue;
+                    }
+                    assertEquals(FrameType.CHANNEL_FAST_MESSAGE.code(), type, "frame " + i);
+                    assertEquals(1 + lengths[i], length, "frame " + i);
+                    byte[] message = new byte[lengths[i]];
+                    in.readFully(message);
+                    for (int b = 0; b < message.length; b++) {
+                        if (message[b] != (byte) (i + b)) {
+                            throw new AssertionError("frame " + i + " byte " + b + ": " + message[b]);
+                        }
+                    }
+                }
+                for (ByteBuf message : messages) {
+                    assertEquals(0, loop.submit(message::refCnt).get(10, TimeUnit.SECONDS), "written and let go of");
+                }
+            } finally {
+                link.close(5000);
+            }
+        }
+    }
+
+    /** {@code length} bytes {@code (byte) (i + b)} in two components, a header's and a body's. */
+    private static ByteBuf composite(int i, int length) {
+        byte[] bytes = new byte[length];
+        for (int b = 0; b < length; b++) {
+            bytes[b] = (byte) (i + b);
+        }
+        int head = length / 8;
+        CompositeByteBuf message = Unpooled.compositeBuffer(2);
+        message.addComponent(true, Unpooled.directBuffer(head).writeBytes(bytes, 0, head));
+        message.addComponent(true, Unpooled.directBuffer(length - head).writeBytes(bytes, head, length - head));
+        return message;
     }
 
     @Test
