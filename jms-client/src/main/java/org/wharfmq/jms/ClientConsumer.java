@@ -4,6 +4,7 @@ import org.wharfmq.client.core.ClientException;
 import org.wharfmq.client.core.CoreConsumer;
 
 import org.wharfmq.jms.message.MessageCodec;
+import org.wharfmq.jms.message.RecentValues;
 import org.wharfmq.jms.message.WharfMessage;
 import org.wharfmq.jms.message.WharfObjectMessage;
 import org.wharfmq.jms.message.WharfStreamMessage;
@@ -26,6 +27,8 @@ final class ClientConsumer implements CoreConsumer.Decoder<WharfMessage> {
     private final SessionSettlement settlement;
     private final CoreConsumer core;
     private volatile MessageListener listener;
+    /** What its messages repeat, from the one decoded last: not decoded again per message. */
+    private final RecentValues recent = new RecentValues();
 
     /** @param core the consumer, created on the server ({@link org.wharfmq.client.core.CoreSession#createConsumer}) */
     ClientConsumer(WharfConnection connection, SessionSettlement settlement, CoreConsumer core) {
@@ -114,7 +117,7 @@ final class ClientConsumer implements CoreConsumer.Decoder<WharfMessage> {
 
     @Override
     public WharfMessage decode(Frame.Deliver delivery) {
-        WharfMessage message = MessageCodec.decode(delivery.message(), delivery.deliveryCount());
+        WharfMessage message = MessageCodec.decode(delivery.message(), delivery.deliveryCount(), recent);
         message.setAcknowledger(settlement.clientAcknowledger());
         if (message instanceof WharfObjectMessage object) {
             object.setDeserializationPolicy(connection.url().deserialization());

@@ -105,6 +105,14 @@ public final class MessageCodec {
      * @throws MalformedFrameException when the bytes do not follow the layout
      */
     public static WharfMessage decode(ByteBuf in, int deliveryCount) {
+        return decode(in, deliveryCount, null);
+    }
+
+    /**
+     * {@link #decode(ByteBuf, int)}, what the consumer's message before had the same (destinations, property names and
+     * string values) taken from {@code recent} rather than decoded again; null: everything decoded.
+     */
+    public static WharfMessage decode(ByteBuf in, int deliveryCount, RecentValues recent) {
         int start = in.readerIndex();
         BodyType bodyType = MessageReader.readBodyType(in);
         WharfMessage m = switch (bodyType) {
@@ -126,10 +134,16 @@ public final class MessageCodec {
         } else {
             m.setCorrelationIdRaw(MessageReader.readCorrelationId(in, false), null);
         }
-        m.setJMSDestination(WharfDestination.fromWire(MessageReader.readDestination(in)));
-        m.setJMSReplyTo(WharfDestination.fromWire(MessageReader.readReplyTo(in)));
+        if (recent == null) {
+            m.setJMSDestination(WharfDestination.fromWire(MessageReader.readDestination(in)));
+            m.setJMSReplyTo(WharfDestination.fromWire(MessageReader.readReplyTo(in)));
+        } else {
+            m.setJMSDestination(recent.readDestination(in));
+            m.setJMSReplyTo(recent.readReplyTo(in));
+        }
         m.setJMSType(MessageReader.readType(in));
-        Map<String, Object> properties = MessageReader.readProperties(in, start);
+        Map<String, Object> properties = recent == null ? MessageReader.readProperties(in, start)
+                : recent.readProperties(in, start);
         m.setPropertiesRaw(properties.isEmpty() ? null : properties);
         int bodyLength = MessageReader.readBodyLength(in);
         try {

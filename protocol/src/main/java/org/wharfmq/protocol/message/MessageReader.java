@@ -167,9 +167,19 @@ public final class MessageReader {
         return WireDestination.read(in);
     }
 
+    /** JMSDestination, or null: {@code recent} itself when it is the same ({@link WireDestination#read(ByteBuf, WireDestination)}). */
+    public static WireDestination readDestination(ByteBuf in, WireDestination recent) {
+        return WireDestination.read(in, recent);
+    }
+
     /** JMSReplyTo, or null. */
     public static WireDestination readReplyTo(ByteBuf in) {
         return WireDestination.read(in);
+    }
+
+    /** JMSReplyTo, or null: {@code recent} itself when it is the same ({@link WireDestination#read(ByteBuf, WireDestination)}). */
+    public static WireDestination readReplyTo(ByteBuf in, WireDestination recent) {
+        return WireDestination.read(in, recent);
     }
 
     /** Checks JMSReplyTo without decoding it. */
@@ -189,8 +199,16 @@ public final class MessageReader {
      * @param start the index of the message's first byte: offsets in errors count from there
      */
     public static Map<String, Object> readProperties(ByteBuf in, int start) {
+        return readProperties(in, start, null);
+    }
+
+    /**
+     * {@link #readProperties(ByteBuf, int)}, the names and string values the message before had in the same places
+     * taken from {@code recent} rather than decoded again ({@link PropertySection#read(ByteBuf, int, int, int, RecentStrings)}).
+     */
+    public static Map<String, Object> readProperties(ByteBuf in, int start, RecentStrings recent) {
         int section = in.readerIndex();
-        Map<String, Object> properties = PropertySection.read(in, section, start, in.writerIndex());
+        Map<String, Object> properties = PropertySection.read(in, section, start, in.writerIndex(), recent);
         in.readerIndex(section + 4 + in.getInt(section));
         return properties;
     }

@@ -109,13 +109,28 @@ public final class PropertySection {
      * @throws MalformedFrameException as {@link #skip} does
      */
     public static Map<String, Object> read(ByteBuf buf, int index, int messageStart, int messageEnd) {
+        return read(buf, index, messageStart, messageEnd, null);
+    }
+
+    /**
+     * {@link #read}, the names and string values taken from {@code recent} where the message before had the same
+     * ones in the same places (property {@code i}'s name in slot {@code 2i}, its string value in {@code 2i + 1});
+     * null: every string decoded.
+     */
+    public static Map<String, Object> read(ByteBuf buf, int index, int messageStart, int messageEnd,
+                                           RecentStrings recent) {
         int end = check(buf, index, messageStart, messageEnd);
         Map<String, Object> properties = new LinkedHashMap<>(Math.max(4, 2 * buf.getUnsignedShort(index + 4)));
-        for (int at = index + PREFIX; at < end; ) { // checked: every name and value fits, every tag is known
+        int slot = 0;
+        for (int at = index + PREFIX; at < end; slot += 2) { // checked: every name and value fits, every tag is known
             int nameLength = buf.getInt(at);
             int tagAt = at + 4 + nameLength;
             byte tag = buf.getByte(tagAt);
-            properties.put(buf.toString(at + 4, nameLength, StandardCharsets.UTF_8), valueAt(buf, tag, tagAt + 1));
+            String name = recent == null ? buf.toString(at + 4, nameLength, StandardCharsets.UTF_8)
+                    : recent.at(buf, at + 4, nameLength, slot);
+            Object value = recent != null && tag == MessageEncoding.PROPERTY_STRING
+                    ? recent.at(buf, tagAt + 5, buf.getInt(tagAt + 1), slot + 1) : valueAt(buf, tag, tagAt + 1);
+            properties.put(name, value);
             at = tagAt + 1 + (int) valueLength(buf, tag, tagAt + 1, end);
         }
         return properties;

@@ -79,11 +79,25 @@ public record WireDestination(Kind kind, String name) {
 
     /** Reads a nullable destination. */
     public static WireDestination read(ByteBuf in) {
+        return read(in, null);
+    }
+
+    /**
+     * Reads a nullable destination, returning {@code recent} itself (no object made, nothing decoded) when the bytes
+     * name the same one: a consumer's messages mostly come from one destination. Checked as {@link #read} checks it.
+     *
+     * @param recent the destination this reader read last, or null
+     */
+    public static WireDestination read(ByteBuf in, WireDestination recent) {
         Kind kind = readKind(in);
         if (kind == null) {
             return null;
         }
         int length = nameLength(in, kind);
+        if (recent != null && recent.kind == kind && RecentStrings.sameAscii(in, in.readerIndex(), length, recent.name)) {
+            in.skipBytes(length);
+            return recent;
+        }
         String name = WireStrings.at(in, in.readerIndex(), length);
         in.skipBytes(length);
         return new WireDestination(kind, name);

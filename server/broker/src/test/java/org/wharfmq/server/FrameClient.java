@@ -47,11 +47,22 @@ public final class FrameClient implements AutoCloseable {
     /** PRODUCER_CREDIT frames, kept apart: a test of other frames need not expect them between its answers. */
     private final BlockingQueue<Frame.ProducerCredit> credits = new LinkedBlockingQueue<>();
     private int nextRequestId = 1;
+    /** Buffers read from the connection: over in-VM, one per buffer the server wrote. */
+    private final java.util.concurrent.atomic.AtomicInteger buffersRead = new java.util.concurrent.atomic.AtomicInteger();
 
     private FrameClient(Bootstrap bootstrap, java.net.SocketAddress address) throws InterruptedException {
         bootstrap.handler(new ChannelInitializer<>() {
             @Override
             protected void initChannel(Channel ch) {
+                ch.pipeline().addLast(new io.netty.channel.ChannelInboundHandlerAdapter() {
+                    @Override
+                    public void channelRead(ChannelHandlerContext ctx, Object msg) {
+                        if (msg instanceof ByteBuf) {
+                            buffersRead.incrementAndGet();
+                        }
+                        ctx.fireChannelRead(msg);
+                    }
+                });
                 ch.pipeline().addLast(new FrameDecoder(Integer.MAX_VALUE - 8), FrameEncoder.INSTANCE,
                         new SimpleChannelInboundHandler<Frame>() {
                             @Override
@@ -284,6 +295,14 @@ public final class FrameClient implements AutoCloseable {
     /** Waits until the server has closed the connection. */
     public void awaitClosed() throws InterruptedException {
         assertTrue(channel.closeFuture().await(TIMEOUT_SECONDS, TimeUnit.SECONDS), "connection still open");
+    }
+
+    /**
+     * Buffers read from the connection so far, counted before their frames are queued: over in-VM (a local channel
+     * passes each buffer written as it is) the number of buffers the server wrote to it.
+     */
+    public int buffersRead() {
+        return buffersRead.get();
     }
 
     /** Whether a frame from the server has arrived and not been taken yet (does not wait). */

@@ -138,6 +138,13 @@ public final class ClientConfiguration {
      */
     public static final long READER_IDLE_MILLIS = 20;
 
+    /**
+     * Property strings (names and string values, place by place) a consumer remembers of the message it decoded last,
+     * to hand out again rather than decode when the next has the same ones: {@value}, those of its first 16
+     * properties.
+     */
+    public static final int RECENT_PROPERTY_STRINGS = 32;
+
     /** Messages larger than this are written from their own buffer, not copied into the staging one: {@value}. */
     public static final int COPY_LIMIT_BYTES = 64 * 1024;
 

@@ -69,11 +69,13 @@ final class DeliveryWriter {
     }
 
     /**
-     * Gets the queued frames written: now when on the event loop; else, during a read on another loop, when that
-     * read ends (with the other sessions it delivered to); else by one scheduled task.
+     * Gets the queued frames written: during a read of another connection, when that read ends (with the other sessions
+     * it delivered to: {@link DeliveryHandOff}); else now when on the event loop; else by one scheduled task.
      */
     void flush() {
-        if (eventLoop.inEventLoop()) {
+        DeliveryHandOff reading = handOff == null ? null : DeliveryHandOff.reading();
+        boolean held = reading != null && reading.holdsFor(channel);
+        if (!held && eventLoop.inEventLoop()) {
             drain();
             return;
         }
@@ -88,13 +90,17 @@ final class DeliveryWriter {
             lock.unlock();
         }
         if (schedule) {
-            DeliveryHandOff reading = handOff == null ? null : DeliveryHandOff.reading();
-            if (reading != null) {
+            if (held) {
                 reading.hold(this);
             } else {
                 drainOnItsLoop();
             }
         }
+    }
+
+    /** The session's connection. */
+    Channel channel() {
+        return channel;
     }
 
     /** Gets {@link #drain} run by a task of the connection's loop; any thread. */

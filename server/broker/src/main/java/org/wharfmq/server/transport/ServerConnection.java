@@ -141,7 +141,7 @@ final class ServerConnection extends ChannelInboundHandlerAdapter implements Cli
 
     @Override
     public void channelRead(ChannelHandlerContext ctx, Object msg) {
-        handOff.readStarted();
+        handOff.readStarted(channel);
         if (released || ProtocolFailures.isClosing(ctx)) {
             ProtocolFailures.discard(msg);
             return;
