@@ -61,6 +61,8 @@ final class JournalStateMachine extends BaseStateMachine {
     private volatile Thread failStopped;
     /** Why an entry could not be applied (the member then stops), or null. */
     private volatile RuntimeException applyFailure;
+    /** The log's cache-eviction thread, stopped before Ratis closes the log ({@link LogCacheEviction}); null at first. */
+    private volatile LogCacheEviction logCacheEviction;
 
     /**
      * {@code joiners} makes each joiner of batches in pieces (this member's, and one per snapshot the active member
@@ -319,14 +321,24 @@ final class JournalStateMachine extends BaseStateMachine {
         return latest == null ? -1 : latest.getIndex();
     }
 
+    /** Once this member's Raft server started: its log's cache-eviction thread, for {@link #close} to stop. */
+    void stopOnClose(LogCacheEviction eviction) {
+        this.logCacheEviction = eviction;
+    }
+
     /**
-     * Stops the snapshot builder; then the listener hears that the log stopped ({@link ActiveListener#stopped}), unless
+     * Stops the log's cache-eviction thread (Ratis closes the log right after this: {@link LogCacheEviction}) and the
+     * snapshot builder; then the listener hears that the log stopped ({@link ActiveListener#stopped}), unless
      * it hears of a refusal instead. Ratis closes the state machine whenever this member's Raft server stops: its
      * owner's close, an entry it could not apply (fail-stop), or its removal from the group.
      */
     @Override
     public void close() throws IOException {
         try {
+            LogCacheEviction eviction = logCacheEviction;
+            if (eviction != null) {
+                eviction.stop();
+            }
             snapshots.close();
             super.close();
         } finally {

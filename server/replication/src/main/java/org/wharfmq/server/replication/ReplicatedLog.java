@@ -169,6 +169,7 @@ public final class ReplicatedLog implements AutoCloseable {
         }
         ReplicatedLog log;
         try {
+            stateMachine.stopOnClose(LogCacheEviction.of(server.getDivision(groupId).getRaftLog()));
             log = new ReplicatedLog(membership, self, server, groupId, stateMachine, maxBatchBytes);
             long heartbeat = ReplicationConfiguration.heartbeatIntervalMillis(timings.electionTimeoutMin().toMillis());
             log.reconnects = PeerReconnects.start(server, log::division, self.id(), heartbeat);

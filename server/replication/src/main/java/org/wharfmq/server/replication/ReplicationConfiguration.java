@@ -58,8 +58,9 @@ public final class ReplicationConfiguration {
      * waiting out the election timeout ({@link ActiveMemberProbe}): a kill's election about 0.5 s after it instead of
      * 1.5 s at the median. A member that is there (paused, slow, or its connection held open by the network) is left
      * to the election timeout, as is a host that stopped answering. Off by default for now: with it on,
-     * {@code ReplicatedFailoverTest}'s switchover met a deadlock in Ratis 3.2.1's log close twice
-     * (docs/performance-log.md, "Session 28"), not yet shown to be unrelated; {@code true} turns it on.
+     * {@code ReplicatedFailoverTest}'s switchover met a deadlock in Ratis's log close (session 28), which
+     * {@link LogCacheEviction} now prevents; session 29's runs with it on passed the switchover every time but not
+     * five runs in a row (docs/performance-log.md, "Session 29"); {@code true} turns it on.
      */
     public static final Setting<Boolean> PROBE_ACTIVE_MEMBER = Setting.flag("probeActiveMember", false);
     /**
