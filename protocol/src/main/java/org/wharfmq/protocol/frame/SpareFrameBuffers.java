@@ -9,6 +9,7 @@ import java.nio.ByteBuffer;
 import java.util.ArrayDeque;
 import java.util.Iterator;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Predicate;
 
 /**
@@ -42,6 +43,8 @@ public final class SpareFrameBuffers {
     private final ArrayDeque<Idle> idle = new ArrayDeque<>();
     /** Buffers allocated new, ever; guarded by this. */
     private long allocated;
+    /** Bytes allocated and not freed: in frames and messages, and idle. */
+    private final AtomicLong liveBytes = new AtomicLong();
 
     SpareFrameBuffers(LargeFrameMemory memory) {
         this.memory = memory;
@@ -56,6 +59,7 @@ public final class SpareFrameBuffers {
         letGoPast(memory.aheadLimitBytes()); // the frame's bytes ahead were counted first: idle memory yields to them
         if (memoryOf == null) {
             memoryOf = ByteBuffer.allocateDirect(LargeFrameBuffers.sizeClass(frameBytes));
+            liveBytes.addAndGet(memoryOf.capacity());
             synchronized (this) {
                 allocated++;
             }
@@ -70,6 +74,14 @@ public final class SpareFrameBuffers {
     public void letGoIdle() {
         long idleSince = System.nanoTime() - TimeUnit.MILLISECONDS.toNanos(IDLE_MILLIS);
         letGoFirstWhile(first -> first.sinceNanos() - idleSince <= 0);
+    }
+
+    /**
+     * The direct memory these buffers take now, in use and idle: beside the pooled allocator's, which does not count
+     * them (the server's {@code directUsedBytes} adds them).
+     */
+    public long liveBytes() {
+        return liveBytes.get();
     }
 
     /** Buffers allocated new, ever (the others were idle memory taken again). */
@@ -112,7 +124,7 @@ public final class SpareFrameBuffers {
                 old = first.memory();
                 memory.spareGone(old.capacity());
             }
-            PlatformDependent.freeDirectBuffer(old);
+            free(old);
         }
     }
 
@@ -125,9 +137,14 @@ public final class SpareFrameBuffers {
             }
         }
         if (returned != null) {
-            PlatformDependent.freeDirectBuffer(returned);
+            free(returned);
         }
         letGoIdle();
+    }
+
+    private void free(ByteBuffer memoryOf) {
+        liveBytes.addAndGet(-memoryOf.capacity());
+        PlatformDependent.freeDirectBuffer(memoryOf);
     }
 
     private record Idle(ByteBuffer memory, long sinceNanos) {
