@@ -76,25 +76,33 @@ public final class WharfBytesMessage extends WharfMessage implements BytesMessag
     /**
      * Takes the body from {@code in}: one that lies in an array nothing else will write (a large frame the link read
      * into an array of its own, {@link FrameArray}) is read where it lies, the buffer kept from being reused;
-     * any other is copied. The body is read-only until {@link #clearBody}, which lets go of the array.
+     * any other is copied, from a heap buffer into an array not zeroed first (a 2 MB body read from the link's kept
+     * buffers was zeroed, then copied over). The body is read-only until {@link #clearBody}, which lets go of the array.
      */
     @Override
     void readBody(ByteBuf in, int bodyLength) {
         length = Math.max(bodyLength, 0);
         position = 0;
-        if (length > 0 && FrameArray.holds(in)) {
-            if (in.readableBytes() < length) {
-                throw new IndexOutOfBoundsException("a body of " + length + " bytes with " + in.readableBytes() + " left");
-            }
-            in.retain(); // never released: no one may reuse the array under the body; it goes with the garbage
-            data = in.array();
-            start = in.arrayOffset() + in.readerIndex();
-            in.skipBytes(length);
+        start = 0;
+        if (length == 0) {
+            data = EMPTY;
             return;
         }
-        data = length == 0 ? EMPTY : new byte[length];
-        start = 0;
-        in.readBytes(data, 0, length);
+        if (in.readableBytes() < length) {
+            throw new IndexOutOfBoundsException("a body of " + length + " bytes with " + in.readableBytes() + " left");
+        }
+        int at = in.readerIndex();
+        if (FrameArray.holds(in)) {
+            in.retain(); // never released: no one may reuse the array under the body; it goes with the garbage
+            data = in.array();
+            start = in.arrayOffset() + at;
+        } else if (in.hasArray()) {
+            data = Arrays.copyOfRange(in.array(), in.arrayOffset() + at, in.arrayOffset() + at + length);
+        } else {
+            data = new byte[length];
+            in.getBytes(at, data);
+        }
+        in.skipBytes(length);
     }
 
     @Override
@@ -353,6 +361,15 @@ public final class WharfBytesMessage extends WharfMessage implements BytesMessag
     public void writeBytes(byte[] value, int offset, int count) throws JMSException {
         if (offset < 0 || count < 0 || offset + count > value.length) {
             throw new IndexOutOfBoundsException("offset " + offset + " and length " + count + " do not fit an array of " + value.length);
+        }
+        if (length == 0 && count > data.length) {
+            // the first bytes of a new body: a copy of them is its array, allocated without being zeroed first (a
+            // 100 MB body was zeroed and then copied over); later writes grow it into a new array, as any
+            checkBodyWritable();
+            data = Arrays.copyOfRange(value, offset, offset + count);
+            start = 0;
+            length = count;
+            return;
         }
         int at = append(count);
         System.arraycopy(value, offset, data, at, count);

@@ -97,6 +97,24 @@ class LargeBodiesTest {
         smallEncoding.release();
     }
 
+    @Test
+    void aBodyWrittenInOneGoIsACopyOfTheCallersBytesThatLaterWritesExtend() throws JMSException {
+        byte[] body = randomBytes(BODY, 4);
+        WharfBytesMessage m = new WharfBytesMessage();
+        m.writeBytes(body, 7, BODY - 7);
+        byte[] callers = body.clone();
+        java.util.Arrays.fill(body, (byte) 0); // the caller's array used again: the body is the bytes as written
+        m.writeInt(0x01020304);
+        m.writeBytes(callers, 0, 7);
+        m.reset();
+        byte[] expected = new byte[BODY + 4];
+        System.arraycopy(callers, 7, expected, 0, BODY - 7);
+        System.arraycopy(new byte[]{1, 2, 3, 4}, 0, expected, BODY - 7, 4);
+        System.arraycopy(callers, 0, expected, BODY - 3, 7);
+        assertArrayEquals(expected, m.getBody(byte[].class));
+        assertThrows(IndexOutOfBoundsException.class, () -> new WharfBytesMessage().writeBytes(callers, 1, BODY));
+    }
+
     private static ByteBuf encoded(byte[] body) throws JMSException {
         WharfBytesMessage m = new WharfBytesMessage();
         m.setStringProperty("p", "v");

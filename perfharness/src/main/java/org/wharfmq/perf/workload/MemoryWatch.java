@@ -1,6 +1,7 @@
 package org.wharfmq.perf.workload;
 
 import io.netty.buffer.PooledByteBufAllocator;
+import org.wharfmq.protocol.frame.LargeFrameMemory;
 import io.netty.util.internal.PlatformDependent;
 import org.wharfmq.server.queue.MemoryBudget;
 
@@ -49,7 +50,8 @@ final class MemoryWatch implements AutoCloseable {
     private void sample() {
         while (!stopped) {
             heldPeak = Math.max(heldPeak, budget.usedBytes());
-            directPeak = Math.max(directPeak, PooledByteBufAllocator.DEFAULT.metric().usedDirectMemory());
+            directPeak = Math.max(directPeak, PooledByteBufAllocator.DEFAULT.metric().usedDirectMemory()
+                    + LargeFrameMemory.JVM.spares().liveBytes());
             try {
                 Thread.sleep(SAMPLE_MILLIS);
             } catch (InterruptedException e) {

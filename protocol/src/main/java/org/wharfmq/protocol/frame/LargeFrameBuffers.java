@@ -22,7 +22,8 @@ import io.netty.buffer.ByteBufAllocator;
  * empty or holds a free slab of another size. New slabs count against the JVM's {@link LargeFrameMemory}. When every
  * place holds a slab in use (messages of earlier frames still wait in queues) or the limit leaves no room (a 20 MB
  * frame on the third connection, a 100 MB one on any), {@link #takeWhole} gives the frame a buffer of exactly its
- * length, not kept, whose bytes still to come count as ahead of their arrival ({@link LargeFrameMemory#tryAhead})
+ * length, not kept by the connection (its memory goes back to the JVM's {@link SpareFrameBuffers} for the next such
+ * frame), whose bytes still to come count as ahead of their arrival ({@link LargeFrameMemory#tryAhead})
  * until they come ({@link #missing}). Only when that too is refused does the caller grow the frame as its bytes come
  * ({@link #grownCapacity}): grown by doubling, a 100 MB frame was copied about 1.2 times over and took 220 MB of new,
  * zeroed memory.
@@ -86,9 +87,11 @@ public final class LargeFrameBuffers {
     }
 
     /**
-     * An empty buffer of exactly {@code frameBytes} for a frame of which {@code haveBytes} have come, not kept: for
-     * when {@link #take} has none. The bytes still to come count as ahead of their arrival until {@link #missing}
-     * says they came. Null when the JVM's {@link LargeFrameMemory} refuses them (other frames are ahead).
+     * An empty buffer of exactly {@code frameBytes} for a frame of which {@code haveBytes} have come, not kept by the
+     * connection: for when {@link #take} has none. Its memory is the JVM's idle memory of earlier such frames, or new,
+     * and goes back there when released ({@link SpareFrameBuffers}). The bytes still to come count as ahead of their
+     * arrival until {@link #missing} says they came. Null when the JVM's {@link LargeFrameMemory} refuses them (other
+     * frames are ahead).
      */
     ByteBuf takeWhole(ByteBufAllocator alloc, int frameBytes, int haveBytes) {
         missing(0);
@@ -97,7 +100,7 @@ public final class LargeFrameBuffers {
             return null;
         }
         try {
-            ByteBuf whole = alloc.buffer(frameBytes, frameBytes);
+            ByteBuf whole = memory.spares().take(alloc, frameBytes);
             ahead = coming;
             return whole;
         } catch (RuntimeException | OutOfMemoryError e) {

@@ -15,7 +15,9 @@ import java.util.concurrent.atomic.AtomicLong;
  * length is read, and not yet arrived ({@link #tryAhead}): a frame may be ahead of its bytes while the bytes ahead
  * of all connections stay within {@link #DEFAULT_AHEAD_SHARE} of the direct memory limit, or when no other frame is
  * ahead (one frame of any size at a time). Past both, the frame grows as its bytes come, doubling: copied about 1.2
- * times over, into twice its size of new memory.
+ * times over, into twice its size of new memory. The memory of such frames, once released, is kept idle for the next
+ * ones ({@link #spares}) only within what that limit leaves: the bytes ahead and the idle memory together stay within
+ * it, and a frame's bytes ahead come first.
  *
  * <p>The limit is {@link #DEFAULT_LIMIT_SHARE} of the JVM's direct memory limit ({@code -XX:MaxDirectMemorySize},
  * else {@code -Xmx}), at most {@value #MAX_DEFAULT_LIMIT_BYTES} bytes (64 MiB: 1/16 of a 1 GiB JVM), shared by every
@@ -43,6 +45,8 @@ public final class LargeFrameMemory {
     private final long aheadLimitBytes;
     private final AtomicLong heldBytes = new AtomicLong();
     private final AtomicLong aheadBytes = new AtomicLong();
+    private final AtomicLong spareBytes = new AtomicLong();
+    private final SpareFrameBuffers spares = new SpareFrameBuffers(this);
 
     /** A limit of {@code limitBytes} for both counts (tests; the JVM has {@link #JVM}). */
     public LargeFrameMemory(long limitBytes) {
@@ -72,7 +76,8 @@ public final class LargeFrameMemory {
 
     /**
      * Counts {@code bytes} more as allocated ahead of their arrival if they fit under the ahead limit or if no other
-     * bytes are ahead (one frame of any size at a time); returns whether they were counted.
+     * bytes are ahead (one frame of any size at a time); returns whether they were counted. Idle memory does not
+     * stand in a frame's way: it is freed to make room once the frame is counted.
      */
     boolean tryAhead(long bytes) {
         for (long ahead = aheadBytes.get(); ahead == 0 || ahead + bytes <= aheadLimitBytes; ahead = aheadBytes.get()) {
@@ -88,9 +93,34 @@ public final class LargeFrameMemory {
         aheadBytes.addAndGet(-bytes);
     }
 
+    /** Counts {@code bytes} more as idle memory if they fit, with the bytes ahead, under the ahead limit. */
+    boolean tryKeepSpare(long bytes) {
+        for (long spare = spareBytes.get(); aheadBytes.get() + spare + bytes <= aheadLimitBytes; spare = spareBytes.get()) {
+            if (spareBytes.compareAndSet(spare, spare + bytes)) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /** Counts {@code bytes} counted by {@link #tryKeepSpare} as no longer idle (taken again, or freed). */
+    void spareGone(long bytes) {
+        spareBytes.addAndGet(-bytes);
+    }
+
+    /** The idle memory of frames past the kept buffers, kept for the next ones. */
+    public SpareFrameBuffers spares() {
+        return spares;
+    }
+
     /** The bytes allocated ahead of their arrival now, by all connections together. */
     public long aheadBytes() {
         return aheadBytes.get();
+    }
+
+    /** The bytes of idle memory kept for the next frames past the kept buffers ({@link #spares}). */
+    public long spareBytes() {
+        return spareBytes.get();
     }
 
     /** The bytes held now, by all connections together. */
@@ -98,7 +128,7 @@ public final class LargeFrameMemory {
         return heldBytes.get();
     }
 
-    /** The limit of the bytes ahead of their arrival. */
+    /** The limit of the bytes ahead of their arrival, and of the idle memory with them. */
     public long aheadLimitBytes() {
         return aheadLimitBytes;
     }

@@ -13,8 +13,8 @@ import static org.junit.jupiter.api.Assertions.*;
 
 /**
  * A large frame is read into one buffer of its own size, which the connection keeps for its next large frames; past
- * the kept buffers' limit into one of exactly its length, not kept; past that too (other frames ahead of their
- * bytes) a frame still arrives whole, in a buffer grown to its size.
+ * the kept buffers' limit into one of exactly its length, whose memory is kept idle for the JVM's next such frame;
+ * past that too (other frames ahead of their bytes) a frame still arrives whole, in a buffer grown to its size.
  */
 class LargeFrameDecodingTest {
 
@@ -51,13 +51,13 @@ class LargeFrameDecodingTest {
 
         Frame.Send fourth = feed(in, encode(send(body)), READ); // both kept buffers in use: one of its length, not kept
         assertArrayEquals(body, bytes(fourth.message()));
-        assertEquals(frameBytes, underlying(fourth.message()).capacity());
         assertEquals(2L * slab, memory.heldBytes());
         assertEquals(0, memory.aheadBytes());
 
         second.message().release();
         third.message().release();
         fourth.message().release();
+        assertEquals(slab, memory.spareBytes(), "the frame past the kept buffers left its memory idle for the next");
         assertFalse(in.finish());
         assertEquals(0, memory.heldBytes(), "a closed connection gives its buffers back");
     }
@@ -166,7 +166,8 @@ class LargeFrameDecodingTest {
         ByteBuf target = decoder.readTarget();
         assertNotNull(target, "the frame has its whole buffer after its second read, and the socket is read into it");
         ByteBuf frameBuffer = underlying(target);
-        assertEquals(frameBytes, frameBuffer.capacity(), "exactly the frame's length");
+        assertEquals(frameBytes - 2 * READ, target.writableBytes(), "exactly the frame's length: reads stop at its end");
+        assertTrue(frameBuffer.capacity() <= LargeFrameBuffers.sizeClass(frameBytes));
         assertEquals(frameBytes - 2L * READ, memory.aheadBytes());
         in.writeInbound(target.writeBytes(wire, 1 << 20));
         assertEquals(frameBytes - 2L * READ - (1 << 20), memory.aheadBytes(), "counted down as the bytes come");
@@ -180,6 +181,74 @@ class LargeFrameDecodingTest {
         assertEquals(0, memory.heldBytes(), "not kept: a frame past the limit takes its memory only while it lives");
         frame.message().release();
         assertEquals(0, frameBuffer.refCnt());
+        assertEquals(0, memory.spareBytes(), "larger than the 1 MiB limit: freed, not kept idle");
+        assertFalse(in.finish());
+    }
+
+    /** A 100 MB frame's memory was new each time: zeroed by the JDK, faulted in and zeroed by the kernel, unmapped. */
+    @Test
+    void theMemoryOfAFramePastTheKeptBuffersServesTheNextSuchFrameByteForByte() {
+        LargeFrameMemory memory = new LargeFrameMemory(0, 64 << 20); // no kept buffers: every large frame past them
+        EmbeddedChannel in = new EmbeddedChannel(new FrameDecoder(MAX_FRAME, memory));
+        byte[] body = randomBytes(3 << 20, 6);
+        int frameBytes = wireLength(send(body));
+        int size = LargeFrameBuffers.sizeClass(frameBytes);
+
+        Frame.Send first = feed(in, encode(send(body)), READ);
+        Frame.Send second = feed(in, encode(send(body)), READ); // the first still lives: new memory
+        assertEquals(2, memory.spares().allocated());
+        long[] addresses = {underlying(first.message()).memoryAddress(), underlying(second.message()).memoryAddress()};
+        assertNotEquals(addresses[0], addresses[1]);
+        assertArrayEquals(body, bytes(first.message()));
+        assertArrayEquals(body, bytes(second.message()));
+        assertEquals(0, memory.spareBytes());
+
+        first.message().release();
+        second.message().release();
+        assertEquals(2L * size, memory.spareBytes(), "both kept idle, within the 64 MiB limit");
+        assertEquals(0, memory.heldBytes());
+
+        for (int i = 0; i < 3; i++) {
+            byte[] other = randomBytes(body.length, 7 + i);
+            Frame.Send next = feed(in, encode(send(other)), READ);
+            ByteBuf memoryOf = underlying(next.message());
+            assertTrue(memoryOf.memoryAddress() == addresses[0] || memoryOf.memoryAddress() == addresses[1],
+                    "idle memory taken again");
+            assertEquals(2, memory.spares().allocated(), "no new memory");
+            assertEquals(size, memory.spareBytes(), "the other stays idle");
+            assertArrayEquals(other, bytes(next.message()), "every byte the new frame's, none of the last one's");
+            assertEquals(body.length, next.message().readableBytes());
+            next.message().release();
+        }
+        assertEquals(2L * size, memory.spareBytes());
+        assertEquals(0, memory.aheadBytes());
+        assertFalse(in.finish());
+    }
+
+    @Test
+    void idleMemoryStaysWithinTheAheadLimitWithTheBytesAheadWhichComeFirst() {
+        LargeFrameMemory memory = new LargeFrameMemory(0, 5 << 20);
+        EmbeddedChannel in = new EmbeddedChannel(new FrameDecoder(MAX_FRAME, memory));
+        byte[] body = randomBytes(3 << 20, 10);
+        int size = LargeFrameBuffers.sizeClass(wireLength(send(body)));
+        Frame.Send first = feed(in, encode(send(body)), READ);
+        Frame.Send second = feed(in, encode(send(body)), READ);
+        first.message().release();
+        second.message().release();
+        assertEquals(size, memory.spareBytes(), "one kept idle; the second would pass the 5 MiB limit: freed");
+
+        byte[] larger = randomBytes(4 << 20, 11); // too large for the idle memory, and with it past the limit
+        ByteBuf wire = encode(send(larger));
+        in.writeInbound(ByteBufAllocator.DEFAULT.directBuffer(READ).writeBytes(wire, READ));
+        in.writeInbound(ByteBufAllocator.DEFAULT.directBuffer(READ).writeBytes(wire, READ));
+        assertTrue(memory.aheadBytes() > 0, "the frame is counted ahead of its bytes");
+        assertEquals(0, memory.spareBytes(), "the idle memory freed to make room for it");
+        in.writeInbound(ByteBufAllocator.DEFAULT.directBuffer(wire.readableBytes()).writeBytes(wire));
+        wire.release();
+        Frame.Send third = in.readInbound();
+        assertArrayEquals(larger, bytes(third.message()));
+        third.message().release();
+        assertEquals(LargeFrameBuffers.sizeClass(wireLength(send(larger))), memory.spareBytes());
         assertFalse(in.finish());
     }
 

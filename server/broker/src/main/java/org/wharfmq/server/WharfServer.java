@@ -12,6 +12,8 @@ import io.netty.util.concurrent.Future;
 import io.netty.util.concurrent.GlobalEventExecutor;
 import org.wharfmq.protocol.frame.ErrorCode;
 import org.wharfmq.protocol.frame.Frame;
+import org.wharfmq.protocol.frame.LargeFrameMemory;
+import org.wharfmq.protocol.frame.SpareFrameBuffers;
 import org.wharfmq.server.config.ServerConfig;
 import org.wharfmq.server.config.TlsConfig;
 import io.netty.handler.ssl.JdkSslContext;
@@ -265,6 +267,7 @@ public final class WharfServer implements AutoCloseable {
                 server.queueManager.scheduleRecoveredDelays(server.ioGroup);
                 server.queueManager.backOutRecovered();
                 server.queueManager.scheduleAutoDelete(server.ioGroup);
+                server.scheduleIdleFrameMemory();
                 server.startSteps.done("recovered");
                 server.bind();
                 server.startSteps.done("listeners bound");
@@ -275,6 +278,15 @@ public final class WharfServer implements AutoCloseable {
             }
             return server;
         }
+    }
+
+    /**
+     * Frees the JVM's idle memory of large frames ({@link SpareFrameBuffers}) once not taken for
+     * {@value SpareFrameBuffers#IDLE_MILLIS} ms, also when no large frame comes to do it.
+     */
+    private void scheduleIdleFrameMemory() {
+        long period = SpareFrameBuffers.IDLE_MILLIS;
+        ioGroup.scheduleAtFixedRate(LargeFrameMemory.JVM.spares()::letGoIdle, period, period, TimeUnit.MILLISECONDS);
     }
 
     private void bind() throws Exception {

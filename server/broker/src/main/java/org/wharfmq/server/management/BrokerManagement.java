@@ -1,6 +1,7 @@
 package org.wharfmq.server.management;
 
 import io.netty.buffer.PooledByteBufAllocator;
+import org.wharfmq.protocol.frame.LargeFrameMemory;
 import org.wharfmq.protocol.frame.ErrorCode;
 import org.wharfmq.protocol.message.TransmissionHeader;
 import org.wharfmq.protocol.message.WireDestination;
@@ -78,7 +79,8 @@ public final class BrokerManagement implements Management {
         return new ServerStatus(config.name(), WharfVersion.current(), startedAt, now - startedAt, listeners.get(),
                 config.dataDirectory().toAbsolutePath().toString(), journalBytes, queues.allQueues().size(),
                 topics.describe().size(), connections.count(), runtime.totalMemory() - runtime.freeMemory(),
-                runtime.maxMemory(), PooledByteBufAllocator.DEFAULT.metric().usedDirectMemory(),
+                runtime.maxMemory(), PooledByteBufAllocator.DEFAULT.metric().usedDirectMemory()
+                        + LargeFrameMemory.JVM.spares().liveBytes(),
                 queues.memoryBudget().usedBytes(), queues.memoryBudget().maxBytes(), replication.get());
     }
 

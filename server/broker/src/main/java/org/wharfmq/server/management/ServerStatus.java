@@ -17,7 +17,8 @@ import java.util.List;
  * @param connections     connections past their handshake, in-VM ones included
  * @param heapUsedBytes   JVM heap in use
  * @param heapMaxBytes    the most heap the JVM may use
- * @param directUsedBytes direct memory held by the buffer pool messages live in
+ * @param directUsedBytes direct memory held by the buffer pool messages live in, and by large frames past the
+ *                        connections' kept buffers (theirs and idle: {@code SpareFrameBuffers})
  * @param memoryUsedBytes what the queues hold in memory, as the server's memory budget for messages counts it (each
  *                        message's encoded length and {@code Configuration.MESSAGE_OVERHEAD_BYTES})
  * @param memoryMaxBytes  that budget (setting maxMemoryBytes)
