@@ -1,6 +1,9 @@
 package org.wharfmq.flow.runtime;
 
+import org.wharfmq.flow.DatabaseUnavailableException;
+
 import javax.sql.DataSource;
+import java.sql.CallableStatement;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.SQLException;
@@ -101,6 +104,20 @@ final class DatabaseWork {
         return statement;
     }
 
+    /**
+     * The call {@code sql} prepared ({@link Connection#prepareCall}) on the invocation's connection to data source
+     * {@code name}, kept as {@link #statement} keeps its statements.
+     */
+    CallableStatement call(String name, String sql) throws SQLException {
+        Held held = held(name);
+        CallableStatement call = held.calls.get(sql);
+        if (call == null) {
+            call = held.connection.prepareCall(sql);
+            held.calls.put(sql, call);
+        }
+        return call;
+    }
+
     private Held held(String name) throws SQLException {
         Held held = open.get(name);
         if (held != null) {
@@ -119,7 +136,14 @@ final class DatabaseWork {
         if (dataSource == null) {
             throw new IllegalArgumentException(RunningFlow.unknownDataSource(flowName, name, dataSources));
         }
-        Connection connection = dataSource.getConnection(); // coordinated: enlisted in the thread's transaction by its pool
+        Connection connection;
+        try {
+            connection = dataSource.getConnection(); // coordinated: enlisted in the thread's transaction by its pool
+        } catch (DatabaseUnavailableException e) { // the flow host's pools name their timeout
+            throw e;
+        } catch (SQLException e) {
+            throw new DatabaseUnavailableException(name, 0, e);
+        }
         if (!coordinated) { // a coordinated connection's commit mode is its transaction's
             try {
                 if (connection.getAutoCommit() == transactional) {
@@ -245,14 +269,17 @@ final class DatabaseWork {
 
     /** Closes the statements prepared on a connection, then gives it back to its pool. */
     private void giveBack(Held held) {
-        for (PreparedStatement statement : held.statements.values()) {
-            try {
-                statement.close();
-            } catch (SQLException | RuntimeException e) {
-                LOG.log(System.Logger.Level.DEBUG, "Flow '" + flowName + "': closing a statement failed: " + e);
-            }
-        }
+        held.statements.values().forEach(this::close);
+        held.calls.values().forEach(this::close);
         close(held.connection);
+    }
+
+    private void close(PreparedStatement statement) {
+        try {
+            statement.close();
+        } catch (SQLException | RuntimeException e) {
+            LOG.log(System.Logger.Level.DEBUG, "Flow '" + flowName + "': closing a statement failed: " + e);
+        }
     }
 
     private void close(Connection connection) {
@@ -263,11 +290,12 @@ final class DatabaseWork {
         }
     }
 
-    /** A connection taken from a pool, when (clock), and the statements prepared on it, by SQL. */
+    /** A connection taken from a pool, when (clock), and the statements and calls prepared on it, by SQL. */
     private static final class Held {
         final Connection connection;
         final long taken;
         final Map<String, PreparedStatement> statements = new HashMap<>(4);
+        final Map<String, CallableStatement> calls = new HashMap<>(2);
 
         Held(Connection connection, long taken) {
             this.connection = connection;
