@@ -95,13 +95,7 @@ final class DatabaseWork {
      * parameters before each run: they are those of its last.
      */
     PreparedStatement statement(String name, String sql) throws SQLException {
-        Held held = held(name);
-        PreparedStatement statement = held.statements.get(sql);
-        if (statement == null) {
-            statement = held.connection.prepareStatement(sql);
-            held.statements.put(sql, statement);
-        }
-        return statement;
+        return prepared(name, sql, false);
     }
 
     /**
@@ -109,13 +103,18 @@ final class DatabaseWork {
      * {@code name}, kept as {@link #statement} keeps its statements.
      */
     CallableStatement call(String name, String sql) throws SQLException {
+        return (CallableStatement) prepared(name, sql, true);
+    }
+
+    private PreparedStatement prepared(String name, String sql, boolean call) throws SQLException {
         Held held = held(name);
-        CallableStatement call = held.calls.get(sql);
-        if (call == null) {
-            call = held.connection.prepareCall(sql);
-            held.calls.put(sql, call);
+        Map<String, PreparedStatement> prepared = call ? held.calls : held.statements;
+        PreparedStatement statement = prepared.get(sql);
+        if (statement == null) {
+            statement = call ? held.connection.prepareCall(sql) : held.connection.prepareStatement(sql);
+            prepared.put(sql, statement);
         }
-        return call;
+        return statement;
     }
 
     private Held held(String name) throws SQLException {
@@ -295,7 +294,7 @@ final class DatabaseWork {
         final Connection connection;
         final long taken;
         final Map<String, PreparedStatement> statements = new HashMap<>(4);
-        final Map<String, CallableStatement> calls = new HashMap<>(2);
+        final Map<String, PreparedStatement> calls = new HashMap<>(2);
 
         Held(Connection connection, long taken) {
             this.connection = connection;
