@@ -2,6 +2,7 @@ package org.wharfmq.flow;
 
 import javax.jms.Destination;
 import javax.jms.JMSException;
+import java.sql.CallableStatement;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.SQLException;
@@ -82,6 +83,16 @@ public interface FlowContext {
      * @throws IllegalArgumentException when the flow has no data source of that name
      */
     PreparedStatement statement(String name, String sql) throws SQLException;
+
+    /**
+     * The call {@code sql} (a stored procedure's {@code CALL}) prepared as a {@link CallableStatement} on the
+     * invocation's connection to the data source {@code name}, kept and closed as {@link #statement} is. Set every
+     * parameter and register every OUT parameter before each run.
+     *
+     * @throws SQLException             when no connection can be had, or the database refuses the statement
+     * @throws IllegalArgumentException when the flow has no data source of that name
+     */
+    CallableStatement call(String name, String sql) throws SQLException;
 
     /**
      * Tells the invocation that a statement on data source {@code name} failed inside its transaction and was not

@@ -37,6 +37,15 @@ public final class HttpExchange {
             return new Reply(status, "text/plain; charset=utf-8", Map.of(),
                     (message + "\n").getBytes(StandardCharsets.UTF_8));
         }
+
+        /**
+         * 503 Service Unavailable with {@code message} as plain text and {@code Retry-After: seconds}: a request that
+         * may succeed later (a database that gives no connection now), not the caller's fault.
+         */
+        public static Reply retryLater(String message, long seconds) {
+            return new Reply(503, "text/plain; charset=utf-8", Map.of("Retry-After", Long.toString(seconds)),
+                    (message + "\n").getBytes(StandardCharsets.UTF_8));
+        }
     }
 
     private static final SecureRandom IDS = new SecureRandom();

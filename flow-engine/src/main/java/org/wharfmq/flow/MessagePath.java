@@ -5,7 +5,8 @@ import com.fasterxml.jackson.databind.JsonNode;
 
 /**
  * A value of the message assembly named by a path, compiled once (keep it in a field: it is immutable and
- * thread-safe). The Database nodes bind their SQL parameters with these. The forms:
+ * thread-safe). The Database nodes bind their SQL parameters with these, and a DatabaseCall node puts the values a
+ * procedure gives back at them ({@link #target}, {@link #set}). The forms:
  *
  * <table>
  * <caption>path forms</caption>
@@ -89,6 +90,22 @@ public final class MessagePath {
         }
     }
 
+    /**
+     * Compiles a path a value can be put at ({@link #set}): {@code LocalEnvironment/NAME}, {@code Environment/NAME} or
+     * {@code UserProperties/NAME}.
+     *
+     * @throws IllegalArgumentException naming the path, what is wrong and the forms accepted
+     */
+    public static MessagePath target(String path) {
+        MessagePath target = compile(path);
+        if (target.kind != Kind.LOCAL_ENVIRONMENT && target.kind != Kind.ENVIRONMENT
+                && target.kind != Kind.USER_PROPERTIES) {
+            throw new IllegalArgumentException("Invalid target path '" + path + "': a value can be put at "
+                    + "LocalEnvironment/NAME, Environment/NAME or UserProperties/NAME only.");
+        }
+        return target;
+    }
+
     private static Kind folder(String root) {
         switch (root) {
             case "UserProperties": return Kind.USER_PROPERTIES;
@@ -131,6 +148,32 @@ public final class MessagePath {
             case RECORDS: return json(message.records().at(pointer));
             default: return xpath.string(message);
         }
+    }
+
+    /**
+     * Puts {@code value} at this path of {@code assembly} (writable), a path of {@link #target}'s forms; null removes
+     * the field. A user property takes a JMS property's types (String, Boolean, the whole and floating-point numbers);
+     * another value (a BigDecimal, a date) goes there as its text.
+     *
+     * @throws IllegalStateException when the path is not one a value can be put at
+     */
+    public void set(MessageAssembly assembly, Object value) {
+        switch (kind) {
+            case LOCAL_ENVIRONMENT -> assembly.localEnvironment().set(field, value);
+            case ENVIRONMENT -> assembly.environment().set(field, value);
+            case USER_PROPERTIES -> assembly.message().setUserProperty(field, jmsProperty(value));
+            default -> throw new IllegalStateException("A value cannot be put at '" + path + "': only at "
+                    + "LocalEnvironment/NAME, Environment/NAME or UserProperties/NAME.");
+        }
+    }
+
+    private static Object jmsProperty(Object value) {
+        if (value == null || value instanceof String || value instanceof Boolean || value instanceof Byte
+                || value instanceof Short || value instanceof Integer || value instanceof Long
+                || value instanceof Float || value instanceof Double) {
+            return value;
+        }
+        return value.toString();
     }
 
     private static Object json(JsonNode node) {

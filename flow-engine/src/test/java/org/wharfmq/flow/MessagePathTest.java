@@ -75,4 +75,22 @@ class MessagePathTest {
             assertTrue(e.getMessage().contains("UserProperties/NAME"), e.getMessage());
         }
     }
+
+    /** A procedure's OUT values go to targets: the LocalEnvironment, the Environment, a user property (as JMS types). */
+    @Test
+    void targetsTakeValuesAndRefuseThePartsOfTheMessageTheyCannotBe() {
+        MessageAssembly a = assembly(Domain.BLOB, "hello");
+        MessagePath.target("LocalEnvironment/total").set(a, new BigDecimal("37.50"));
+        MessagePath.target("Environment/orderId").set(a, 7);
+        MessagePath.target("UserProperties/total").set(a, new BigDecimal("37.50"));
+        MessagePath.target("UserProperties/orderId").set(a, null);
+        assertEquals(new BigDecimal("37.50"), a.localEnvironment().get("total"));
+        assertEquals(7, a.environment().get("orderId"));
+        assertEquals("37.50", a.message().userProperty("total"), "a JMS property: a BigDecimal as its text");
+        assertNull(a.message().userProperty("orderId"), "an SQL NULL removes the field");
+        for (String bad : new String[] {"Body", "JSON/total", "XML/Order/Total", "Headers/JMSType", "Properties/Topic"}) {
+            IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> MessagePath.target(bad), bad);
+            assertTrue(e.getMessage().startsWith("Invalid target path '" + bad + "'"), e.getMessage());
+        }
+    }
 }

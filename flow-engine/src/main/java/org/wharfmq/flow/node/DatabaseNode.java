@@ -8,9 +8,10 @@ import java.sql.SQLException;
 import java.util.List;
 
 /**
- * Runs an SQL statement that changes the database (insert, update, delete, a call of a procedure) with values taken
- * from the message, bound as parameters, as App Connect's Database node. The assembly then goes on to {@code out}
- * unchanged; a statement the database refuses goes to {@code failure} (or fails the path when that is unwired).
+ * Runs an SQL statement that changes the database (insert, update, delete, a call of a procedure that gives nothing
+ * back) with values taken from the message, bound as parameters, as App Connect's Database node. The assembly then
+ * goes on to {@code out} unchanged; a statement the database refuses goes to {@code failure} (or fails the path when
+ * that is unwired). A procedure's OUT and INOUT values come back into the tree through a {@link DatabaseCallNode}.
  *
  * <pre>{@code
  * new DatabaseNode("orders", "INSERT INTO orders (id, customer) VALUES (?, ?)",

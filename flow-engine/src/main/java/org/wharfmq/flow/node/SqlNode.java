@@ -1,5 +1,6 @@
 package org.wharfmq.flow.node;
 
+import org.wharfmq.flow.DatabaseUnavailableException;
 import org.wharfmq.flow.FlowContext;
 import org.wharfmq.flow.FlowValidationException;
 import org.wharfmq.flow.MessageAssembly;
@@ -81,11 +82,16 @@ public abstract class SqlNode extends Node {
             throw new FlowValidationException("a " + kind() + " node needs an SQL statement.");
         }
         int placeholders = placeholders(sql);
-        if (placeholders != parameters.size()) {
+        if (placeholders != parameterCount()) {
             throw new FlowValidationException("the SQL statement has " + placeholders + " placeholder(s) (?) but "
-                    + parameters.size() + " parameter path(s) are given: give one path per ? (values from the message are "
+                    + parameterCount() + " parameter path(s) are given: give one path per ? (values from the message are "
                     + "bound to placeholders, never written into the SQL). SQL: " + sql);
         }
+    }
+
+    /** How many parameters the node binds: one per {@code ?} of its statement. */
+    protected int parameterCount() {
+        return parameters.size();
     }
 
     /** What a node does with its prepared, bound statement. */
@@ -95,25 +101,41 @@ public abstract class SqlNode extends Node {
         T run(PreparedStatement statement) throws SQLException;
     }
 
+    /** Statement work on the invocation's connection: takes its statement, binds it, runs it, reads its result. */
+    @FunctionalInterface
+    protected interface Work<T> {
+        T run() throws SQLException;
+    }
+
     /**
      * Takes the statement prepared on the invocation's connection to the data source, binds each parameter's value from
-     * {@code assembly}, and runs it with {@code execution}. When the connection is in a transaction and the node's
-     * {@code failure} terminal is wired, the statement runs inside a savepoint, and a statement that fails is undone
-     * to it: the invocation's earlier work on the data source stays, and the failure path may go on using the
-     * database (PostgreSQL would otherwise refuse every later statement of the transaction, and its commit).
+     * {@code assembly}, and runs it with {@code execution}, as {@link #inStatementScope} says.
      */
     protected final <T> T execute(MessageAssembly assembly, FlowContext context, Execution<T> execution)
             throws SQLException {
+        return inStatementScope(context, () -> {
+            PreparedStatement statement = context.statement(dataSource, sql);
+            for (int i = 0; i < parameters.size(); i++) {
+                statement.setObject(i + 1, parameters.get(i).value(assembly));
+            }
+            return execution.run(statement);
+        });
+    }
+
+    /**
+     * Runs {@code work} on the invocation's connection to the data source. When the connection is in a transaction
+     * and the node's {@code failure} terminal is wired, it runs inside a savepoint, and work that fails is undone to
+     * it: the invocation's earlier work on the data source stays, and the failure path may go on using the database
+     * (PostgreSQL would otherwise refuse every later statement of the transaction, and its commit). A failure of the
+     * connection itself (SQLState class 08) is thrown as a {@link DatabaseUnavailableException}.
+     */
+    protected final <T> T inStatementScope(FlowContext context, Work<T> work) throws SQLException {
         Connection connection = context.connection(dataSource);
         boolean inTransaction = !connection.getAutoCommit();
         StatementSavepoint savepoint = inTransaction && context.isWired(this, "failure")
                 ? new StatementSavepoint(connection) : null;
         try {
-            PreparedStatement statement = context.statement(dataSource, sql);
-            for (int i = 0; i < parameters.size(); i++) {
-                statement.setObject(i + 1, parameters.get(i).value(assembly));
-            }
-            T result = execution.run(statement);
+            T result = work.run();
             if (savepoint != null) {
                 savepoint.release();
             }
@@ -121,6 +143,9 @@ public abstract class SqlNode extends Node {
         } catch (SQLException e) {
             if (inTransaction) {
                 undo(savepoint, e, context);
+            }
+            if (!(e instanceof DatabaseUnavailableException) && DatabaseUnavailableException.isConnectionFailure(e)) {
+                throw DatabaseUnavailableException.lost(dataSource, e);
             }
             throw e;
         } catch (RuntimeException e) { // a message path that cannot be read: the statement did not run

@@ -1,6 +1,9 @@
 package org.wharfmq.flow.runtime;
 
+import org.wharfmq.flow.DatabaseUnavailableException;
+
 import javax.sql.DataSource;
+import java.sql.CallableStatement;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.SQLException;
@@ -92,11 +95,24 @@ final class DatabaseWork {
      * parameters before each run: they are those of its last.
      */
     PreparedStatement statement(String name, String sql) throws SQLException {
+        return prepared(name, sql, false);
+    }
+
+    /**
+     * The call {@code sql} prepared ({@link Connection#prepareCall}) on the invocation's connection to data source
+     * {@code name}, kept as {@link #statement} keeps its statements.
+     */
+    CallableStatement call(String name, String sql) throws SQLException {
+        return (CallableStatement) prepared(name, sql, true);
+    }
+
+    private PreparedStatement prepared(String name, String sql, boolean call) throws SQLException {
         Held held = held(name);
-        PreparedStatement statement = held.statements.get(sql);
+        Map<String, PreparedStatement> prepared = call ? held.calls : held.statements;
+        PreparedStatement statement = prepared.get(sql);
         if (statement == null) {
-            statement = held.connection.prepareStatement(sql);
-            held.statements.put(sql, statement);
+            statement = call ? held.connection.prepareCall(sql) : held.connection.prepareStatement(sql);
+            prepared.put(sql, statement);
         }
         return statement;
     }
@@ -119,7 +135,14 @@ final class DatabaseWork {
         if (dataSource == null) {
             throw new IllegalArgumentException(RunningFlow.unknownDataSource(flowName, name, dataSources));
         }
-        Connection connection = dataSource.getConnection(); // coordinated: enlisted in the thread's transaction by its pool
+        Connection connection;
+        try {
+            connection = dataSource.getConnection(); // coordinated: enlisted in the thread's transaction by its pool
+        } catch (DatabaseUnavailableException e) { // the flow host's pools name their timeout
+            throw e;
+        } catch (SQLException e) {
+            throw new DatabaseUnavailableException(name, 0, e);
+        }
         if (!coordinated) { // a coordinated connection's commit mode is its transaction's
             try {
                 if (connection.getAutoCommit() == transactional) {
@@ -245,14 +268,17 @@ final class DatabaseWork {
 
     /** Closes the statements prepared on a connection, then gives it back to its pool. */
     private void giveBack(Held held) {
-        for (PreparedStatement statement : held.statements.values()) {
-            try {
-                statement.close();
-            } catch (SQLException | RuntimeException e) {
-                LOG.log(System.Logger.Level.DEBUG, "Flow '" + flowName + "': closing a statement failed: " + e);
-            }
-        }
+        held.statements.values().forEach(this::close);
+        held.calls.values().forEach(this::close);
         close(held.connection);
+    }
+
+    private void close(PreparedStatement statement) {
+        try {
+            statement.close();
+        } catch (SQLException | RuntimeException e) {
+            LOG.log(System.Logger.Level.DEBUG, "Flow '" + flowName + "': closing a statement failed: " + e);
+        }
     }
 
     private void close(Connection connection) {
@@ -263,11 +289,12 @@ final class DatabaseWork {
         }
     }
 
-    /** A connection taken from a pool, when (clock), and the statements prepared on it, by SQL. */
+    /** A connection taken from a pool, when (clock), and the statements and calls prepared on it, by SQL. */
     private static final class Held {
         final Connection connection;
         final long taken;
         final Map<String, PreparedStatement> statements = new HashMap<>(4);
+        final Map<String, PreparedStatement> calls = new HashMap<>(2);
 
         Held(Connection connection, long taken) {
             this.connection = connection;

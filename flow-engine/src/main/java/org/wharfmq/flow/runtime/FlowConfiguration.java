@@ -50,6 +50,13 @@ public final class FlowConfiguration {
     public static final int MAX_QUEUED_HTTP_REQUESTS = 1000;
 
     /**
+     * The {@code Retry-After} of an HTTP request answered 503 because a data source gave no connection (the database
+     * does not answer, or its pool is all in use), in s: {@value}. About a connection timeout's default (5 s): long
+     * enough for a pool to free a connection or a restarting database to come back, short for a person waiting.
+     */
+    public static final int DATABASE_RETRY_AFTER_SECONDS = 5;
+
+    /**
      * Connections as HTTP callers (HTTPInput runAs CALLER) one instance of an HTTPInput node keeps open, at most:
      * {@value}, the least recently used closed past that. A caller's next request on that instance connects again.
      */

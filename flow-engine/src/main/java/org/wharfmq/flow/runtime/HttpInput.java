@@ -1,5 +1,6 @@
 package org.wharfmq.flow.runtime;
 
+import org.wharfmq.flow.DatabaseUnavailableException;
 import org.wharfmq.flow.ExceptionList;
 import org.wharfmq.flow.FlowException;
 import org.wharfmq.flow.FlowMessage;
@@ -34,7 +35,8 @@ import java.util.concurrent.TimeUnit;
  * first; a request still queued then is dropped unrun. An invocation runs the flow from the node's {@code out}; when it
  * commits, the answer is the HTTPReply node's reply, or a 500 that says no node replied. When it fails, its sends and
  * database work roll back and its reply is forgotten; the {@code failure} terminal, when wired, runs in a
- * transaction of its own (and may reply); else, or when that fails too, the answer is a 500 naming the flow.
+ * transaction of its own (and may reply); else, or when that fails too, the answer is a 500 naming the flow, or a
+ * 503 with {@code Retry-After} when a data source gave no connection ({@link DatabaseUnavailableException}).
  */
 final class HttpInput {
 
@@ -263,10 +265,7 @@ final class HttpInput {
             }
             HttpExchange.Reply reply = request.pendingReply();
             if (reply == null && failure != null) {
-                LOG.log(System.Logger.Level.WARNING, "Flow '" + flow.name() + "' failed on " + request.method() + " "
-                        + request.path() + ", answered 500:\n" + failure.render());
-                reply = HttpExchange.Reply.text(500, "Flow '" + flow.name() + "' failed on " + request.method() + " "
-                        + request.path() + " (the server log has why).");
+                reply = failed(request, failure);
             } else if (reply == null && node.repliesLater()) {
                 return; // committed: the request waits for an HTTPReply given its identifier, or its timeout
             } else if (reply == null) {
@@ -275,6 +274,25 @@ final class HttpInput {
                         + "answers.");
             }
             request.answer().complete(reply); // false when the timeout answered first: the work is done all the same
+        }
+
+        /**
+         * The answer to a request whose invocation failed and that nothing replied to: 503 with {@code Retry-After}
+         * when a data source gave no connection (the request may succeed later), else 500; why goes to the log.
+         */
+        private HttpExchange.Reply failed(HttpExchange request, ExceptionList failure) {
+            String unavailable = DatabaseUnavailableException.in(failure);
+            int status = unavailable == null ? 500 : 503;
+            LOG.log(System.Logger.Level.WARNING, "Flow '" + flow.name() + "' failed on " + request.method() + " "
+                    + request.path() + ", answered " + status + ":\n" + failure.render());
+            if (unavailable != null) {
+                return HttpExchange.Reply.retryLater("Flow '" + flow.name() + "' cannot serve " + request.method() + " "
+                        + request.path() + " now: " + unavailable + " Try again in "
+                        + FlowConfiguration.DATABASE_RETRY_AFTER_SECONDS + " s.",
+                        FlowConfiguration.DATABASE_RETRY_AFTER_SECONDS);
+            }
+            return HttpExchange.Reply.text(500, "Flow '" + flow.name() + "' failed on " + request.method() + " "
+                    + request.path() + " (the server log has why).");
         }
 
         /**

@@ -32,6 +32,7 @@ import javax.transaction.Status;
 import javax.transaction.SystemException;
 import javax.transaction.TransactionManager;
 import javax.transaction.xa.XAResource;
+import java.sql.CallableStatement;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.SQLException;
@@ -510,6 +511,11 @@ final class Invocation implements FlowContext {
     @Override
     public PreparedStatement statement(String name, String sql) throws SQLException {
         return database.statement(name, sql);
+    }
+
+    @Override
+    public CallableStatement call(String name, String sql) throws SQLException {
+        return database.call(name, sql);
     }
 
     @Override

@@ -4,6 +4,7 @@ import org.h2.jdbcx.JdbcDataSource;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.wharfmq.flow.DatabaseUnavailableException;
 
 import javax.sql.DataSource;
 import java.io.PrintWriter;
@@ -20,6 +21,7 @@ import java.util.logging.Logger;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
  * A reader's database work against a real (in-memory) H2, through a data source that counts what a pool would be
@@ -150,6 +152,36 @@ class DatabaseWorkTest {
         work.close();
         assertEquals(1, pool.givenBack);
         assertEquals(1, pool.closedStatements);
+    }
+
+    /**
+     * A data source that gives no connection is unavailable, named, not a refused statement: the flows answer it as
+     * "try again later" (HTTP 503).
+     */
+    @Test
+    void aDataSourceThatGivesNoConnectionIsUnavailableNamingIt() {
+        JdbcDataSource missing = new JdbcDataSource();
+        missing.setURL("jdbc:h2:./target/missing-" + System.nanoTime() + ";IFEXISTS=TRUE"); // H2 will not make it
+        DatabaseWork work = new DatabaseWork("f", Map.of("ledger", missing), true);
+        DatabaseUnavailableException e = assertThrows(DatabaseUnavailableException.class,
+                () -> work.connection("ledger"));
+        assertEquals("ledger", e.dataSource());
+        assertTrue(e.getMessage().startsWith("Data source 'ledger' gave no connection: the database does not answer"),
+                e.getMessage());
+        assertTrue(e.getMessage().contains(DatabaseUnavailableException.CAUSE + "org.h2.jdbc.JdbcSQLNonTransient"),
+                e.getMessage());
+    }
+
+    /** A procedure's call is prepared once per connection taken, as a statement is, and closed with it. */
+    @Test
+    void aCallIsPreparedOncePerConnectionAndClosedWithIt() throws SQLException {
+        DatabaseWork work = keeping(true);
+        java.sql.CallableStatement call = work.call(SOURCE, "CALL 1");
+        assertEquals(call, work.call(SOURCE, "CALL 1"), "the same call, prepared once");
+        call.execute();
+        work.commit();
+        work.close();
+        assertTrue(call.isClosed(), "closed when its connection went back");
     }
 
     private DatabaseWork keeping(boolean transactional) {

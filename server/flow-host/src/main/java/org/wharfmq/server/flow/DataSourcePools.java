@@ -9,6 +9,7 @@ import io.agroal.api.security.SimplePassword;
 import org.wharfmq.server.config.ConfigurationException;
 
 import javax.sql.DataSource;
+import java.sql.Connection;
 import java.sql.SQLException;
 import java.time.Duration;
 import java.util.Collections;
@@ -17,6 +18,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 
 /**
  * The flow host's data sources, each a HikariCP connection pool opened from its {@link DataSourceConfig}, handed to
@@ -31,6 +33,10 @@ import java.util.Set;
  * manager's log and warnings name it), and Agroal registers the pool with the transaction manager's recovery
  * ({@link DataSourceRecovery}), whose scans reach the database with a new connection each time.
  *
+ * <p>The flows get each pool as a {@link NamedPool}: a connection the pool cannot give is a
+ * {@code DatabaseUnavailableException} naming the data source and its timeout. A (non-XA) pool's first connection is
+ * opened when the first flow using it starts ({@link #warm}).
+ *
  * <p>Opened by {@link FlowHost#start} and closed after its flows have stopped.
  */
 final class DataSourcePools implements AutoCloseable {
@@ -39,6 +45,9 @@ final class DataSourcePools implements AutoCloseable {
 
     private final Map<String, DataSource> pools = new LinkedHashMap<>();
     private final Set<String> xa = new HashSet<>();
+    /** The data sources whose first connection was opened (or tried) by {@link #warm}. */
+    private final Set<String> warmed = ConcurrentHashMap.newKeySet();
+    private volatile boolean closed;
 
     /**
      * Opens a pool per data source.
@@ -62,7 +71,7 @@ final class DataSourcePools implements AutoCloseable {
             config.setConnectionTimeout(d.connectionTimeoutMillis());
             config.setInitializationFailTimeout(-1); // a database down at start fails invocations, not the server
             try {
-                pools.put(d.name(), new HikariDataSource(config));
+                pools.put(d.name(), new NamedPool(d.name(), d.connectionTimeoutMillis(), new HikariDataSource(config)));
             } catch (RuntimeException e) {
                 close();
                 throw new ConfigurationException("Data source '" + d.name() + "' (dataSources, url " + d.url()
@@ -89,7 +98,8 @@ final class DataSourcePools implements AutoCloseable {
                                 .principal(d.user() == null ? null : new NamePrincipal(d.user()))
                                 .credential(d.password() == null ? null : new SimplePassword(d.password()))));
         try {
-            pools.put(d.name(), AgroalDataSource.from(config, recovery.listener()));
+            pools.put(d.name(), new NamedPool(d.name(), d.connectionTimeoutMillis(),
+                    AgroalDataSource.from(config, recovery.listener())));
         } catch (SQLException | RuntimeException e) {
             close();
             throw new ConfigurationException("XA data source '" + d.name() + "' (dataSources, url " + d.url()
@@ -124,11 +134,46 @@ final class DataSourcePools implements AutoCloseable {
         return xa.contains(name);
     }
 
+    /**
+     * Opens a first connection of each of {@code names} not opened yet, on a thread of its own, and gives it back to
+     * its pool: called when a flow using them starts, so that the database's first open (for an embedded H2: its
+     * engine's classes loaded, its file opened or made, the URL's INIT script run; seconds on a busy machine) is
+     * done before the flow's first invocation rather than inside that invocation's connection timeout. How long it
+     * took is logged; a database that does not answer is logged too, and is not an error (the invocations that need
+     * it fail until it answers). Not the XA data sources: Agroal does not check an idle connection before it hands it
+     * out, so one opened early could be a dead one after the database's restart (HikariCP checks one idle for more
+     * than 500 ms).
+     */
+    void warm(Set<String> names, String flow) {
+        for (String name : names) {
+            DataSource pool = pools.get(name);
+            if (pool == null || xa.contains(name) || !warmed.add(name)) {
+                continue;
+            }
+            Thread thread = new Thread(() -> warm(name, pool, flow), "wharf-warm-" + name);
+            thread.setDaemon(true);
+            thread.start();
+        }
+    }
+
+    private void warm(String name, DataSource pool, String flow) {
+        long start = System.nanoTime();
+        try (Connection connection = pool.getConnection()) {
+            LOG.log(System.Logger.Level.INFO, "Data source '" + name + "': first connection opened in "
+                    + (System.nanoTime() - start) / 1_000_000 + " ms, as flow '" + flow + "' started");
+        } catch (SQLException | RuntimeException e) {
+            LOG.log(closed ? System.Logger.Level.DEBUG : System.Logger.Level.WARNING, "Data source '" + name
+                    + "' cannot open a connection yet, as flow '" + flow + "' starts (" + e.getMessage() + "): the "
+                    + "invocations that use it fail until the database answers (an HTTP request: 503).");
+        }
+    }
+
     /** Closes every pool (their connections to the databases). Idempotent. */
     @Override
     public void close() {
-        for (DataSource pool : pools.values()) {
-            if (pool instanceof AutoCloseable closing) {
+        closed = true;
+        for (DataSource named : pools.values()) {
+            if (((NamedPool) named).pool() instanceof AutoCloseable closing) {
                 try {
                     closing.close();
                 } catch (Exception e) {

@@ -26,6 +26,7 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.TreeSet;
 
 /**
@@ -226,6 +227,17 @@ public final class FlowHost implements ServerPlugin {
         return !xa.isEmpty();
     }
 
+    /** The data sources a flow's Database nodes name. */
+    private static Set<String> dataSourceNames(FlowDefinition definition) {
+        Set<String> names = new TreeSet<>();
+        for (Node node : definition.nodes().values()) {
+            if (node instanceof SqlNode sql) {
+                names.add(sql.dataSource());
+            }
+        }
+        return names;
+    }
+
     /** A relative jar path is taken from the working directory, else from the Wharf folder (bin/wharf sets it). */
     private static Path configuredJar(String jar) {
         Path path = Path.of(jar);
@@ -377,6 +389,7 @@ public final class FlowHost implements ServerPlugin {
         try {
             ClassLoader loader = jar == null ? FlowHost.class.getClassLoader() : jar.classLoader();
             boolean coordinated = coordinated(definition);
+            dataSources.warm(dataSourceNames(definition), definition.name());
             running = RunningFlow.start(definition, connectionFactory, dataSourcesOf(coordinated), jmsProviders, http,
                     coordinated ? coordination : null, instances, false, loader);
         } catch (JMSException | RuntimeException e) {

@@ -10,6 +10,7 @@ import org.wharfmq.flow.FlowFactory;
 import org.wharfmq.flow.JavaComputeNode;
 import org.wharfmq.flow.MessageAssembly;
 import org.wharfmq.flow.TransactionMode;
+import org.wharfmq.flow.node.DatabaseCallNode;
 import org.wharfmq.flow.node.DatabaseNode;
 import org.wharfmq.flow.node.DatabaseRetrieveNode;
 import org.wharfmq.flow.node.DatabaseRouteNode;
@@ -28,6 +29,7 @@ import javax.jms.MessageConsumer;
 import javax.jms.MessageProducer;
 import javax.jms.Session;
 import javax.jms.TextMessage;
+import java.sql.JDBCType;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
@@ -38,6 +40,7 @@ import java.util.Map;
 import java.util.function.UnaryOperator;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -416,6 +419,79 @@ abstract class DatabaseFlowContract {
 
         assertEquals(List.of(1), ids(receive("ORDERS.DONE", 1)));
         assertEquals(List.of("1 alice changed", "3 bob third"), rows(), "order 1 updated, alice's others deleted");
+    }
+
+    /**
+     * A DatabaseCall node calls a stored procedure with the message's values: IN parameters bound from the message,
+     * the INOUT and OUT values back into it (here its properties), the procedure's work committing with the message; a
+     * procedure that raises an error goes to the failure terminal naming the procedure and the database's reason, the
+     * work it did before undone.
+     */
+    @Test
+    void aStoredProcedureIsCalledWithTheMessagesValuesAndItsOutValuesComeBack() throws Exception {
+        try (java.sql.Connection db = database.connect(); Statement sql = db.createStatement()) {
+            createPlaceOrder(sql);
+            sql.execute("INSERT INTO orders (id, customer, note) VALUES (1, 'zed', 'there before')");
+        }
+        flowHost.deploy(() -> FlowDefinition.builder("calls")
+                .node("in", InputNode.queue("ORDERS").transactionMode(TransactionMode.YES))
+                .node("place", new DatabaseCallNode(DATA_SOURCE, "CALL place_order(?, ?, ?, ?)")
+                        .in("UserProperties/customer")
+                        .in("UserProperties/quantity")
+                        .inOut("UserProperties/price", "UserProperties/total", JDBCType.INTEGER)
+                        .out("UserProperties/orderId", JDBCType.INTEGER))
+                .node("done", OutputNode.queue("ORDERS.DONE"))
+                .node("record", new RecordExceptionList())
+                .node("refused", OutputNode.queue("ORDERS.REFUSED"))
+                .wire("in", "out", "place").wire("place", "out", "done")
+                .wire("place", "failure", "record").wire("record", "out", "refused")
+                .build(), 1);
+        sendOrder("alice", 3, 250);
+        sendOrder("mallory", 1, 100);
+
+        Message placed = receive("ORDERS.DONE", 1).get(0);
+        assertEquals("alice", placed.getStringProperty("customer"));
+        assertEquals(750, placed.getIntProperty("total"), "the INOUT parameter: the price in, the total out");
+        assertEquals(2, placed.getIntProperty("orderId"), "the OUT parameter: the id the procedure gave the order");
+        Message refused = receive("ORDERS.REFUSED", 1).get(0);
+        assertEquals("mallory", refused.getStringProperty("customer"));
+        String reason = refused.getStringProperty(ExceptionList.PROPERTY);
+        assertTrue(reason.contains("Procedure place_order on data source 'orders' failed")
+                && reason.contains("customer mallory is blocked"), reason);
+        assertFalse(refused.propertyExists("orderId"), "a refused call gives nothing back");
+        assertEquals(List.of("1 zed there before", "2 alice 3 at 250"), rows(),
+                "alice's order committed with her message; mallory's insert undone with the refused call");
+    }
+
+    /**
+     * The procedure {@code place_order(customer IN, quantity IN, total INOUT, order_id OUT)}: inserts the order under
+     * the next id, then raises an error for a blocked customer; the total is the price times the quantity.
+     */
+    private void createPlaceOrder(Statement sql) throws SQLException {
+        if (database.url().startsWith("jdbc:h2:")) {
+            H2Procedures.create(sql);
+            return;
+        }
+        sql.execute("""
+                CREATE OR REPLACE PROCEDURE place_order(customer_name TEXT, quantity INTEGER, INOUT total INTEGER,
+                                                        OUT order_id INTEGER)
+                LANGUAGE plpgsql AS $$
+                BEGIN
+                    SELECT COALESCE(MAX(id), 0) + 1 INTO order_id FROM orders;
+                    INSERT INTO orders (id, customer, note) VALUES (order_id, customer_name, quantity || ' at ' || total);
+                    IF EXISTS (SELECT 1 FROM blocked WHERE customer = customer_name) THEN
+                        RAISE EXCEPTION 'customer % is blocked', customer_name;
+                    END IF;
+                    total := total * quantity;
+                END $$""");
+    }
+
+    private void sendOrder(String customer, int quantity, int price) throws Exception {
+        TextMessage message = session.createTextMessage("order");
+        message.setStringProperty("customer", customer);
+        message.setIntProperty("quantity", quantity);
+        message.setIntProperty("price", price);
+        producer.send(session.createQueue("ORDERS"), message, DeliveryMode.PERSISTENT, 4, 0);
     }
 
     @Test

@@ -87,7 +87,7 @@ class SampleConfigurationTest {
         // the order docs/flows.md's curl sends
         HttpResponse<String> first = server.post("/flows/orders",
                 "{\"id\": 1, \"customer\": \"Ann\", \"total\": 12.50}");
-        assertEquals(200, first.statusCode(), first.body());
+        assertEquals(200, first.statusCode(), () -> first.body() + "The server's log:\n" + serverLog());
         assertEquals("{\"customer\":\"Ann\",\"orders\":[{\"id\":1,\"total\":12.50}]}", first.body());
         assertEquals("{\"customer\":\"Ann\",\"orders\":[{\"id\":1,\"total\":12.50},{\"id\":2,\"total\":3.00}]}",
                 server.post("/flows/orders", "{\"id\": 2, \"customer\": \"Ann\", \"total\": 3}").body());
@@ -131,6 +131,15 @@ class SampleConfigurationTest {
         assertTrue(Files.readString(reason).contains("Record 1 of short.csv (line 2) does not fit its format"),
                 Files.readString(reason));
         assertFalse(Files.exists(dir.resolve("data/files/out/orders-000002.json")), "no JSON from a bad file");
+    }
+
+    /** What the server wrote to its standard error (its log), for a failure's message. */
+    private static String serverLog() {
+        try {
+            return Files.readString(dir.resolve("server.err"));
+        } catch (java.io.IOException e) {
+            return "(unreadable: " + e + ")";
+        }
     }
 
     /** Writes {@code file} as the docs say to: under a {@code .part} name, then renamed into the directory. */

@@ -89,6 +89,30 @@ class SampleFlowTest {
         }
     }
 
+    /**
+     * The database sample tells a database that gives no connection (503 with Retry-After: the same order may go
+     * through later) from an order the database refuses (400).
+     */
+    @Test
+    void theDatabaseSampleAnswers503WhenItsDatabaseGivesNoConnection() throws Exception {
+        Path jar = TestJars.buildFromSources(dir, "sample-flow.jar", SAMPLE_SOURCES);
+        HttpPlugin http = new HttpPlugin(HttpSettings.on("127.0.0.1"));
+        FlowHost host = new FlowHost(FlowHostSettings.defaults()
+                .withDataSources(List.of(new DataSourceConfig("samples", "jdbc:postgresql://127.0.0.1:1/nothing",
+                        "wharf", "secret", 1, 250))) // a port nothing listens on: every connection refused
+                .withFlows(List.of(new FlowConfig(jar.toString(), "org.wharfmq.sample.flow.OrdersDbFlow", 1))), http);
+        try (TestServer testServer = TestServer.start(c -> c, config -> WharfServer.start(config, host, http))) {
+            HttpResponse<String> answer = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build().send(
+                    HttpRequest.newBuilder(URI.create(http.url() + "/flows/orders")).POST(HttpRequest.BodyPublishers
+                            .ofString("{\"id\": 1, \"customer\": \"Ann\", \"total\": 12.50}")).build(),
+                    HttpResponse.BodyHandlers.ofString());
+            assertEquals(503, answer.statusCode(), answer.body());
+            assertEquals("5", answer.headers().firstValue("Retry-After").orElse(null));
+            assertTrue(answer.body().startsWith("Orders cannot be taken now: Data source 'samples' gave no connection "
+                    + "within 250 ms"), answer.body());
+        }
+    }
+
     @Test
     void flowEntryWithoutClassIsAConfigurationError() throws IOException {
         Path file = Files.writeString(dir.resolve("bad.yaml"), "flows:\n  - jar: x.jar\n");

@@ -1,17 +1,20 @@
 package org.wharfmq.sample.flow;
 
+import org.wharfmq.flow.DatabaseUnavailableException;
 import org.wharfmq.flow.ExceptionList;
 import org.wharfmq.flow.JavaComputeNode;
 import org.wharfmq.flow.MessageAssembly;
 import org.wharfmq.flow.node.HttpReplyNode;
+import org.wharfmq.flow.runtime.FlowConfiguration;
 
 import java.util.Map;
 import java.util.logging.Logger;
 
 /**
- * The database sample's refusal: 400 to the caller, why (the innermost failure's text) to the server's log only: a
- * database's message can quote another row's values (H2's duplicate key quotes the row already there), which an HTTP
- * caller must not read.
+ * The database sample's answer to an order that failed: 503 with {@code Retry-After} when the database gave no
+ * connection (not the caller's fault: the same order may go through later), else 400 (the database refused the
+ * order). Why (the innermost failure's text) goes to the server's log only: a database's message can quote another
+ * row's values (H2's duplicate key quotes the row already there), which an HTTP caller must not read.
  */
 public final class OrderRefused extends JavaComputeNode {
     private static final Logger LOG = Logger.getLogger(OrderRefused.class.getName());
@@ -20,12 +23,22 @@ public final class OrderRefused extends JavaComputeNode {
     public void evaluate(MessageAssembly assembly) throws Exception {
         ExceptionList failures = assembly.exceptionList();
         String reason = failures.isEmpty() ? "unknown" : failures.entries().get(failures.entries().size() - 1).text();
+        String unavailable = DatabaseUnavailableException.in(failures);
         MessageAssembly out = assembly.copy();
-        LOG.warning("Order refused: " + reason);
-        out.message().setBody("Order refused by the database: check its id (one order per id) and that it has a "
-                + "customer and a total; the server's log has the database's reason.\n");
-        out.localEnvironment().set(HttpReplyNode.STATUS, 400);
-        out.localEnvironment().set(HttpReplyNode.HEADERS, Map.of("Content-Type", "text/plain; charset=utf-8"));
+        if (unavailable != null) {
+            LOG.warning("Order not taken, answered 503: " + reason);
+            out.message().setBody("Orders cannot be taken now: " + unavailable + " Try again in "
+                    + FlowConfiguration.DATABASE_RETRY_AFTER_SECONDS + " s.\n");
+            out.localEnvironment().set(HttpReplyNode.STATUS, 503);
+            out.localEnvironment().set(HttpReplyNode.HEADERS, Map.of("Content-Type", "text/plain; charset=utf-8",
+                    "Retry-After", Integer.toString(FlowConfiguration.DATABASE_RETRY_AFTER_SECONDS)));
+        } else {
+            LOG.warning("Order refused, answered 400: " + reason);
+            out.message().setBody("Order refused by the database: check its id (one order per id) and that it has a "
+                    + "customer and a total; the server's log has the database's reason.\n");
+            out.localEnvironment().set(HttpReplyNode.STATUS, 400);
+            out.localEnvironment().set(HttpReplyNode.HEADERS, Map.of("Content-Type", "text/plain; charset=utf-8"));
+        }
         propagate("out", out);
     }
 }
