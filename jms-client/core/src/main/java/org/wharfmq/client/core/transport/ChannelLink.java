@@ -27,7 +27,8 @@ import java.util.concurrent.atomic.AtomicBoolean;
  *
  * <p>Frames from application threads go into a multi-producer queue; the first frame of a batch schedules a
  * drain task on the channel's event loop, which writes everything queued and flushes once. The frames of many
- * threads sharing a connection thus leave together, in the order they were queued.
+ * threads sharing a connection thus leave together, in the order they were queued. On a TLS link the drain copies
+ * them into buffers of one TLS record each ({@link RecordRuns}), which the TLS handler wraps as they are.
  */
 final class ChannelLink implements FrameLink {
 
@@ -41,10 +42,14 @@ final class ChannelLink implements FrameLink {
         timerArmed.set(false);
         drain();
     };
+    /** A TLS link's runs of frames, one record each; null on a plain or in-VM link, whose frames go as they are. */
+    private final RecordRuns runs;
     private volatile Channel channel;
 
-    ChannelLink(FrameListener listener) {
+    /** @param runs how a TLS link copies its frames into records; null on a plain or in-VM link */
+    ChannelLink(FrameListener listener, RecordRuns runs) {
         this.listener = listener;
+        this.runs = runs;
     }
 
     /** The last handler of the pipeline: passes frames, idleness, failures and the close to the listener. */
@@ -90,10 +95,17 @@ final class ChannelLink implements FrameLink {
         soonBytes.sending();
         boolean wrote = false;
         for (Frame frame; (frame = pending.poll()) != null; ) {
-            channel.write(frame, channel.voidPromise());
+            if (runs == null) {
+                channel.write(frame, channel.voidPromise());
+            } else {
+                runs.write(channel, frame);
+            }
             wrote = true;
         }
         if (wrote) {
+            if (runs != null) {
+                runs.end(channel);
+            }
             channel.flush();
         }
     }
