@@ -157,6 +157,13 @@ public final class ClientConfiguration {
      */
     public static final int LOOP_LINK_WATER_MARK_BYTES = 64 * 1024;
 
+    /**
+     * The bytes a TLS link on a {@code NetworkLoop} copies its frames into per buffer, each wrapped as one TLS record:
+     * {@value}, the most plaintext a record carries (and Netty's {@code SslHandler} wraps at once). A message longer
+     * than this is not copied.
+     */
+    public static final int TLS_RECORD_BYTES = 16 * 1024;
+
     private ClientConfiguration() {
     }
 }

@@ -30,8 +30,9 @@ import java.util.concurrent.atomic.AtomicBoolean;
  *
  * <p>Frames from application threads go into a multi-producer queue; the first frame of a batch schedules a
  * drain task on the channel's event loop, which writes everything queued and flushes once. The frames of many
- * threads sharing a connection thus leave together, in the order they were queued. On a socket channel (a link on a
- * {@link NetworkLoop}) the frames of a drain that carry a message of at most
+ * threads sharing a connection thus leave together, in the order they were queued. On a TLS link the drain copies
+ * them into buffers of one TLS record each ({@link RecordRuns}), which the TLS handler wraps as they are. On a plain
+ * socket channel (a link on a {@link NetworkLoop}) the frames of a drain that carry a message of at most
  * {@link ClientConfiguration#COPY_LIMIT_BYTES} are copied, header and message, into one buffer of at least
  * {@link ClientConfiguration#STAGED_BUFFER_BYTES}, as a blocking {@link SocketLink} stages its writes: one outbound
  * entry and one iovec for a burst of them, rather than a header buffer and the message (a composite, on a transmission
@@ -51,12 +52,16 @@ final class ChannelLink implements FrameLink {
         timerArmed.set(false);
         drain();
     };
+    /** A TLS link's runs of frames, one record each; null on a plain or in-VM link, whose frames go as they are. */
+    private final RecordRuns runs;
     private volatile Channel channel;
     /** Whether a drain copies short messages' frames into one buffer: a socket channel's link (not in-VM). */
     private boolean copies;
 
-    ChannelLink(FrameListener listener) {
+    /** @param runs how a TLS link copies its frames into records; null on a plain or in-VM link */
+    ChannelLink(FrameListener listener, RecordRuns runs) {
         this.listener = listener;
+        this.runs = runs;
     }
 
     /** The last handler of the pipeline: passes frames, idleness, failures and the close to the listener. */
@@ -104,20 +109,35 @@ final class ChannelLink implements FrameLink {
         boolean wrote = false;
         ByteBuf staged = null;
         for (Frame frame; (frame = pending.poll()) != null; ) {
-            ByteBuf message = copies ? FrameEncoder.messageOf(frame) : null;
-            if (message != null && message.readableBytes() <= ClientConfiguration.COPY_LIMIT_BYTES) {
-                staged = stage(frame, message, staged);
+            if (runs != null) {
+                runs.write(channel, frame);
             } else {
-                writeStaged(staged);
-                staged = null;
-                channel.write(frame, channel.voidPromise());
+                staged = writeOrStage(frame, staged);
             }
             wrote = true;
         }
         if (wrote) {
-            writeStaged(staged);
+            if (runs != null) {
+                runs.end(channel);
+            } else {
+                writeStaged(staged);
+            }
             channel.flush();
         }
+    }
+
+    /**
+     * A plain or in-VM link's frame: staged if a socket channel's frame carries a short message, else written as it is
+     * after what was staged before it. Returns the staging buffer now (null: none).
+     */
+    private ByteBuf writeOrStage(Frame frame, ByteBuf staged) {
+        ByteBuf message = copies ? FrameEncoder.messageOf(frame) : null;
+        if (message != null && message.readableBytes() <= ClientConfiguration.COPY_LIMIT_BYTES) {
+            return stage(frame, message, staged);
+        }
+        writeStaged(staged);
+        channel.write(frame, channel.voidPromise());
+        return null;
     }
 
     /**

@@ -8,6 +8,7 @@ import io.netty.channel.ChannelOption;
 import io.netty.channel.WriteBufferWaterMark;
 import io.netty.channel.local.LocalAddress;
 import io.netty.channel.local.LocalChannel;
+import io.netty.handler.ssl.ReferenceCountedOpenSslEngine;
 import io.netty.handler.ssl.SslHandler;
 import io.netty.handler.timeout.IdleStateHandler;
 import io.netty.util.concurrent.Future;
@@ -26,7 +27,8 @@ import java.net.UnknownHostException;
  * Opens the link to a Wharf server. {@code tcp://} and {@code ssl://} get a {@link SocketLink}, or on a
  * {@link NetworkLoop} a {@link ChannelLink} over a Netty socket channel; {@code vm://} gets a {@link ChannelLink} over
  * a Netty local channel. A {@link ChannelLink}'s pipeline is an {@link SslHandler} for {@code ssl://},
- * {@link FrameDecoder}, {@link FrameEncoder}, an {@link IdleStateHandler} (named {@value #IDLE_HANDLER}; idle until
+ * {@link FrameDecoder}, {@link FrameEncoder} (on a TLS link for the heartbeat's pings alone: its drain copies the
+ * other frames into records, {@link RecordRuns}), an {@link IdleStateHandler} (named {@value #IDLE_HANDLER}; idle until
  * the handshake has agreed a heartbeat interval, then replaced by a
  * {@link org.wharfmq.protocol.frame.HeartbeatIdleHandler}) and the link's inbound handler.
  */
@@ -65,8 +67,9 @@ public final class Transport {
     public static FrameLink connect(BrokerAddress address, ClientTls tls, FrameListener listener, int connectTimeoutMillis,
                                     NetworkLoop loop) throws ClientException {
         if (loop != null && !address.isInVm()) {
-            ChannelLink link = new ChannelLink(listener);
             SslHandler ssl = address.isTls() ? sslHandler(address, tls, connectTimeoutMillis) : null;
+            ChannelLink link = new ChannelLink(listener, ssl == null ? null
+                    : new RecordRuns(ssl.engine() instanceof ReferenceCountedOpenSslEngine));
             Bootstrap bootstrap = new Bootstrap()
                     .group(loop.group())
                     .channel(loop.channelClass())
@@ -92,7 +95,7 @@ public final class Transport {
                 throw failure(address, reason(address, e), e);
             }
         }
-        ChannelLink link = new ChannelLink(listener);
+        ChannelLink link = new ChannelLink(listener, null);
         Bootstrap bootstrap = new Bootstrap()
                 .group(EventLoops.inVm())
                 .channel(LocalChannel.class)

@@ -32,7 +32,9 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
+import java.util.function.IntUnaryOperator;
 
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
@@ -48,6 +50,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  */
 class LoopLinkTest {
     private static final int FRAME_BYTES = 16 * 1024;
+    /** A body size that stands for a PING frame instead of a message. */
+    private static final int PING = -1;
     private final NioEventLoopGroup group = new NioEventLoopGroup(1);
 
     @TempDir
@@ -155,6 +159,25 @@ class LoopLinkTest {
         return message;
     }
 
+    /**
+     * A TLS link copies a drain's frames into buffers of one record each, splitting frames across them, and passes a
+     * message longer than a record as it is ({@link RecordRuns}): frames of every size, pings and empty messages
+     * among them, written in one burst to a peer that reads only once the link holds more than it takes, arrive
+     * whole, byte for byte, in order.
+     */
+    @ParameterizedTest
+    @EnumSource(value = ClientTls.Engine.class, names = {"JDK", "OPENSSL"})
+    void overTlsWithEachEngineFramesOfEverySizeJoinedIntoRecordsArriveIntactAndInOrderAtAPeerThatReadsLate(
+            ClientTls.Engine engine) throws Exception {
+        SelfSignedServer identity = SelfSignedServer.create(dir);
+        ClientTls tls = identity.clientTls("engine", engine.name().toLowerCase(Locale.ROOT));
+        int[] sizes = {2048, 17, PING, 40_000, 16_384, 16_385, 0, 5_000, 100, 16_379, 16_378};
+        try (ServerSocket server = identity.serverSocket()) {
+            writesWithoutWaiting(server, BrokerAddress.ssl("127.0.0.1", server.getLocalPort()), tls, 400,
+                    i -> sizes[i % sizes.length], false);
+        }
+    }
+
     @Test
     void anEngineThatIsNotOneIsRefusedNamingTheOptionAndTheChoices() {
         IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
@@ -180,6 +203,17 @@ class LoopLinkTest {
     }
 
     private void writesWithoutWaiting(ServerSocket server, BrokerAddress address, ClientTls tls) throws Exception {
+        writesWithoutWaiting(server, address, tls, 2048, i -> FRAME_BYTES, true); // 32 MiB
+    }
+
+    /**
+     * Writes {@code frames} frames from the link's loop, frame {@code i} a CHANNEL_FAST_MESSAGE of
+     * {@code bodyBytes(i)} bytes (each its own pattern) or a PING for {@link #PING}, to a peer that reads nothing
+     * until they are all handed to the link; then reads them, checking each byte. With {@code overfill} (frames far
+     * beyond what the sockets' buffers hold), the link must meanwhile report itself not writable.
+     */
+    private void writesWithoutWaiting(ServerSocket server, BrokerAddress address, ClientTls tls, int frames,
+                                      IntUnaryOperator bodyBytes, boolean overfill) throws Exception {
         EventLoop loop = group.next();
         CompletableFuture<Socket> accepted = new CompletableFuture<>();
         Thread acceptor = new Thread(() -> {
@@ -204,31 +238,45 @@ class LoopLinkTest {
                 String engine = tls.provider() == SslProvider.OPENSSL ? "OpenSSL" : "the JDK";
                 assertTrue(link.tls().matches("TLSv1\\.3 TLS_\\w+ on " + engine), link.tls());
             }
-            // far more than the socket's buffers at both ends hold while the peer reads nothing: a blocking
-            // socket written from the loop would stop the loop here for good
-            int frames = 2048; // 32 MiB
+            // while the peer reads nothing: with overfill far more than the sockets' buffers at both ends hold, and
+            // a blocking socket written from the loop would stop the loop here for good
             boolean writable = loop.submit(() -> {
                 for (int i = 0; i < frames; i++) {
-                    byte[] body = new byte[FRAME_BYTES];
-                    body[0] = (byte) i;
-                    link.write(new Frame.ChannelFastMessage(Unpooled.wrappedBuffer(body)));
+                    int size = bodyBytes.applyAsInt(i);
+                    link.write(size == PING ? Frame.Ping.INSTANCE
+                            : new Frame.ChannelFastMessage(Unpooled.wrappedBuffer(body(i, size))));
                 }
                 return true;
             }).get(30, TimeUnit.SECONDS);
             assertTrue(writable);
-            // a later task on the same loop: the writes above have been handed to the channel by then
-            assertFalse(loop.submit(link::isWritable).get(30, TimeUnit.SECONDS),
-                    "over " + ClientConfiguration.LOOP_LINK_WATER_MARK_BYTES + " bytes wait unwritten");
+            if (overfill) { // a later task on the same loop: the writes above have been handed to the channel by then
+                assertFalse(loop.submit(link::isWritable).get(30, TimeUnit.SECONDS),
+                        "over " + ClientConfiguration.LOOP_LINK_WATER_MARK_BYTES + " bytes wait unwritten");
+            }
             DataInputStream in = new DataInputStream(peer.getInputStream());
             for (int i = 0; i < frames; i++) {
-                int length = in.readInt();
-                byte[] frame = new byte[length];
-                in.readFully(frame);
-                assertEquals((byte) i, frame[length - FRAME_BYTES], "frame " + i);
+                int size = bodyBytes.applyAsInt(i);
+                assertEquals(size == PING ? 1 : 1 + size, in.readInt(), "frame " + i + "'s length");
+                assertEquals((size == PING ? FrameType.PING : FrameType.CHANNEL_FAST_MESSAGE).code(), in.readByte(),
+                        "frame " + i + "'s type");
+                if (size != PING) {
+                    byte[] body = new byte[size];
+                    in.readFully(body);
+                    assertArrayEquals(body(i, size), body, "frame " + i + "'s message");
+                }
             }
             assertTrue(loop.submit(link::isWritable).get(30, TimeUnit.SECONDS), "all written: writable again");
         } finally {
             link.close(5000);
         }
+    }
+
+    /** Frame {@code i}'s message bytes: {@code size} of them, a pattern of its own. */
+    private static byte[] body(int i, int size) {
+        byte[] body = new byte[size];
+        for (int j = 0; j < size; j++) {
+            body[j] = (byte) (i * 31 + j);
+        }
+        return body;
     }
 }
