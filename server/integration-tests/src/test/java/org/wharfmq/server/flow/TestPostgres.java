@@ -80,6 +80,11 @@ final class TestPostgres implements TestDatabase {
         List<ProcessHandle> processes = new ArrayList<>();
         processes.add(postmaster); // first, so that it cannot start new backends
         postmaster.descendants().forEach(processes::add);
+        // stopped first, all of them: a backend that saw its postmaster die before its own kill came would answer its
+        // client "terminating connection due to unexpected postmaster exit" (an orderly error, not the crash's reset)
+        List<String> stop = new ArrayList<>(List.of("kill", "-STOP"));
+        processes.forEach(p -> stop.add(Long.toString(p.pid())));
+        new ProcessBuilder(stop).inheritIO().start().waitFor(30, TimeUnit.SECONDS);
         processes.forEach(ProcessHandle::destroyForcibly);
         for (ProcessHandle process : processes) {
             process.onExit().get(30, TimeUnit.SECONDS);
