@@ -1,10 +1,14 @@
 package org.wharfmq.server.channels;
 
+import org.wharfmq.server.config.Settings;
 import org.wharfmq.server.config.SettingsSection;
 
+import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.HashSet;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 
 /**
@@ -20,12 +24,34 @@ public record ChannelSettings(List<ChannelDefinition> channels) {
      */
     public static final SettingsSection<ChannelSettings> SECTION = file -> {
         List<ChannelDefinition> channels = new ArrayList<>();
-        List<org.wharfmq.server.config.Settings> entries = file.sections("channels");
+        List<Settings> entries = file.sections("channels");
         for (int i = 0; i < entries.size(); i++) {
-            channels.add(ChannelDefinition.read(entries.get(i), i));
+            channels.add(withFilesOf(entries.get(i), ChannelDefinition.read(entries.get(i), i)));
         }
         return new ChannelSettings(channels);
     };
+
+    /** The TLS files a channel's entry names: relative ones are taken from the configuration file's directory. */
+    private static final List<String> TLS_FILES = List.of("trustStore", "keyStore");
+
+    /**
+     * Channel {@code d} as {@code entry} of the configuration file defines it, its TLS files named as the file's
+     * directory and their names make them (as the server's own {@code tls:} files), whatever the working directory.
+     */
+    private static ChannelDefinition withFilesOf(Settings entry, ChannelDefinition d) {
+        Settings tls = entry.section("tls");
+        if (tls == null) {
+            return d;
+        }
+        Map<String, String> options = new LinkedHashMap<>(d.tls());
+        for (String key : TLS_FILES) {
+            Path file = tls.file(key);
+            if (file != null) {
+                options.put(key, file.toString());
+            }
+        }
+        return options.equals(d.tls()) ? d : d.withTls(options);
+    }
 
     /** Checks that each channel's name is its own. */
     public ChannelSettings {

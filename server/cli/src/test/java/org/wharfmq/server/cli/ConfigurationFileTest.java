@@ -521,18 +521,20 @@ class ConfigurationFileTest {
 
     @Test
     void channelsAreReadByTheChannelsAndCheckedNamingTheChannel() throws IOException {
-        List<ChannelDefinition> channels = ConfigurationFile.load(write("channels:\n"
+        Path file = write("channels:\n"
                 + "  - name: QM1.TO.QM2\n    type: sender\n    connection: ssl://qm2:7415\n    transmissionQueue: QM2\n"
                 + "    user: qm1\n    password: pw\n    batchSize: 10\n    tls:\n      trustStore: trust.p12\n"
                 + "  - name: QM2.TO.QM1\n    type: receiver\n    partnerUser: qm2\n"
-                + "    partnerCertificate: \"CN=qm2, O=Example\"\n")).channels().channels();
+                + "    partnerCertificate: \"CN=qm2, O=Example\"\n");
+        List<ChannelDefinition> channels = ConfigurationFile.load(file).channels().channels();
         assertEquals(2, channels.size());
         ChannelDefinition sender = channels.get(0);
         assertEquals(ChannelDefinition.Type.SENDER, sender.type());
         assertEquals("ssl://qm2:7415", sender.connection());
         assertEquals(10, sender.batchSize());
         assertEquals(ChannelConfiguration.BATCH_BYTES.defaultValue(), sender.batchBytes());
-        assertEquals("trust.p12", sender.tls().get("trustStore"));
+        assertEquals(file.toAbsolutePath().getParent().resolve("trust.p12").toString(),
+                sender.tls().get("trustStore"), "a relative name from the file's directory, as the server's tls: files");
         assertEquals("qm2", channels.get(1).partnerUser());
         assertEquals("CN=qm2, O=Example", channels.get(1).partnerCertificate());
         Path notASubject = write("channels:\n  - name: C\n    type: receiver\n    partnerCertificate: qm2\n");

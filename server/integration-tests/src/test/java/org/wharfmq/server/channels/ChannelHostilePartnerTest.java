@@ -126,6 +126,42 @@ class ChannelHostilePartnerTest {
                 "a second sync record for TO.QM2");
     }
 
+    /**
+     * Issue 34's hostile partner that replays an old sequence number: once batch 1 is committed, the same message sent
+     * again as batch 1, and as batch 2 at batch 1's sequence number, is refused, naming the numbers the receiver
+     * expects, and put nowhere; the batch in step after it is taken.
+     */
+    @Test
+    void aPartnerReplayingACommittedBatchOrItsSequenceNumberIsRefusedAndNothingIsPutTwice() throws Exception {
+        CoreLink partner = openAsQm1();
+        ByteBuf order = forQm2("ORDERS", "an order");
+        partner.write(new Frame.ChannelMessage(order.retainedDuplicate()));
+        partner.call(id -> new Frame.ChannelEndBatch(id, 1, 1), ChannelServers.EXPECTED_MS);
+
+        partner.write(new Frame.ChannelMessage(order.retainedDuplicate())); // the same bytes, the same message id
+        ClientException sameBatch = assertThrows(ClientException.class,
+                () -> partner.call(id -> new Frame.ChannelEndBatch(id, 1, 1), ChannelServers.EXPECTED_MS));
+        assertEquals("Queue manager QM2 did not commit batch 1 of channel 'TO.QM2': Channel 'TO.QM2' sent batch 1"
+                + " ending at sequence number 1, but its receiver expects batch 2 ending at 2: the sender's sequence is"
+                + " out of step. Start the channel again (it takes the receiver's).", sameBatch.getMessage());
+        partner.write(new Frame.ChannelMessage(order));
+        ClientException oldSequence = assertThrows(ClientException.class,
+                () -> partner.call(id -> new Frame.ChannelEndBatch(id, 1, 2), ChannelServers.EXPECTED_MS));
+        assertTrue(oldSequence.getMessage().contains("sent batch 2 ending at sequence number 1, but its receiver"
+                + " expects batch 2 ending at 2"), oldSequence.getMessage());
+        partner.write(new Frame.ChannelMessage(forQm2("ORDERS", "the next order")));
+        partner.call(id -> new Frame.ChannelEndBatch(id, 2, 2), ChannelServers.EXPECTED_MS); // in step: taken
+
+        Session inside = servers.connect(qm2.server().vmUrl()).createSession(false, Session.AUTO_ACKNOWLEDGE);
+        MessageConsumer orders = inside.createConsumer(inside.createQueue("ORDERS"));
+        assertEquals("an order", ((TextMessage) ChannelServers.next(orders)).getText());
+        assertEquals("the next order", ((TextMessage) ChannelServers.next(orders)).getText());
+        Receive.nothingMore(orders);
+        Receive.nothingMore(inside.createConsumer(inside.createQueue(DeadLetters.QUEUE)));
+        assertEquals(1, qm2.server().management().queue(ChannelConfiguration.SYNC_QUEUE).depth(),
+                "one sync record, of batch 2");
+    }
+
     @Test
     void aChannelsConnectionCarriesNoSessions() throws Exception {
         CoreLink partner = openAsQm1();

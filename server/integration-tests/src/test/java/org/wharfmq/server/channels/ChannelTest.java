@@ -122,6 +122,45 @@ class ChannelTest {
         Receive.nothingMore(orders);
     }
 
+    /**
+     * A batch ends at batchBytes, whatever batchSize allows: ten persistent messages of about 1.1 KB, committed at
+     * once, cross in five batches or more under a limit of 2,000 bytes (two messages reach it). With nothing more to
+     * send the sender disconnects after its disconnect interval (the receiver goes INACTIVE), and the next message
+     * starts it again.
+     */
+    @Test
+    void aBatchEndsAtItsBytesAndAnIdleSenderDisconnectsAndStartsAgainForTheNextMessage() throws Exception {
+        ChannelsPlugin[] receiving = new ChannelsPlugin[1];
+        qm2 = servers.keep(AdminCli.start(c -> c.name("QM2").autoCreate(false).queue("ORDERS"), receiving,
+                ChannelDefinition.receiver("TO.QM2", null, "QM1")));
+        ChannelsPlugin[] sending = new ChannelsPlugin[1];
+        qm1 = servers.keep(AdminCli.start(c -> c.name("QM1").autoCreate(false)
+                .queue(QueueDefinition.transmissionQueue("QM2"))
+                .reference(QueueReference.remote("ORDERS", "ORDERS", "QM2", null)), sending,
+                ChannelDefinition.sender("TO.QM2", qm2.server().tcpUrl(), "QM2", null, null).withTimes(50, 300)
+                        .with(ChannelConfiguration.BATCH_BYTES, 2_000L)));
+        Session onQm1 = connect(qm1.server().tcpUrl()).createSession(true, Session.SESSION_TRANSACTED);
+        MessageProducer producer = onQm1.createProducer(onQm1.createQueue("ORDERS"));
+        String body = "x".repeat(1_000);
+        for (int i = 0; i < 10; i++) {
+            producer.send(onQm1.createTextMessage(i + body), DeliveryMode.PERSISTENT, 4, 0);
+        }
+        onQm1.commit();
+        Session onQm2 = connect(qm2.server().tcpUrl()).createSession(false, Session.AUTO_ACKNOWLEDGE);
+        MessageConsumer orders = onQm2.createConsumer(onQm2.createQueue("ORDERS"));
+        for (int i = 0; i < 10; i++) {
+            assertEquals(i + body, ((TextMessage) next(orders)).getText());
+        }
+        ChannelStatus sent = ChannelServers.await(sending[0], s -> s.messages() == 10);
+        assertTrue(sent.batches() >= 5, "at most two messages of 1.1 KB in a batch of 2,000 bytes: " + sent);
+
+        ChannelServers.await(receiving[0], s -> s.state().equals("INACTIVE")); // the sender disconnected, idle
+        producer.send(onQm1.createTextMessage("after the idle"), DeliveryMode.PERSISTENT, 4, 0);
+        onQm1.commit();
+        assertEquals("after the idle", ((TextMessage) next(orders)).getText());
+        Receive.nothingMore(orders);
+    }
+
     @Test
     void aChannelsBatchesAreAuditedAsTheQueueManagersOwnWorkAtDebugNotInfo() throws Exception {
         startQm2(null, new AtomicReference<>());

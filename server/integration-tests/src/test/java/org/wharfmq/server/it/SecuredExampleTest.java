@@ -19,19 +19,14 @@ import javax.jms.JMSSecurityException;
 import javax.jms.Session;
 import javax.jms.TextMessage;
 import java.io.IOException;
-import java.io.UncheckedIOException;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.security.SecureRandom;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.TimeUnit;
-import java.util.stream.Stream;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -48,7 +43,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  */
 class SecuredExampleTest {
 
-    private static final Path EXAMPLE = Path.of(System.getProperty("wharf.root"), "config", "examples", "secured");
+    private static final Path EXAMPLE = ExampleFolders.of("secured");
     private static final String TLS_PORT = "\n  port: 7415\n";
 
     @TempDir
@@ -58,7 +53,7 @@ class SecuredExampleTest {
     @ValueSource(strings = {"self-signed", "private-ca"})
     @Timeout(180)
     void twoApplicationsOverTlsUseTheirOwnQueuesAndAreRefusedEachOthers(String keys) throws Exception {
-        Path example = copy(EXAMPLE, dir.resolve("secured"));
+        Path example = ExampleFolders.copy(EXAMPLE, dir.resolve("secured"));
         makeKeys(example, keys, Map.of());
         ConfigurationFile file = configure(example);
         ServerConfig config = file.server().toBuilder().dataDirectory(dir.resolve("data")).build();
@@ -94,7 +89,7 @@ class SecuredExampleTest {
     @Test
     @Timeout(180)
     void aCertificateWithoutTheAddressAmongItsNamesIsRefusedAtThatAddress() throws Exception {
-        Path example = copy(EXAMPLE, dir.resolve("secured"));
+        Path example = ExampleFolders.copy(EXAMPLE, dir.resolve("secured"));
         makeKeys(example, "self-signed", Map.of("IP", "192.0.2.1"));
         ConfigurationFile file = configure(example);
         ServerConfig config = file.server().toBuilder().dataDirectory(dir.resolve("data")).build();
@@ -166,16 +161,9 @@ class SecuredExampleTest {
         session.close();
     }
 
-    /** Runs the example's make-keys.sh, with the keytool of the JDK running the test. */
+    /** Runs the example's make-keys.sh: tls/server.p12 and tls/trust.p12. */
     private static void makeKeys(Path example, String keys, Map<String, String> environment) throws Exception {
-        ProcessBuilder run = new ProcessBuilder("sh", "make-keys.sh", keys).directory(example.toFile())
-                .redirectErrorStream(true);
-        run.environment().putAll(environment);
-        run.environment().put("PATH", Path.of(System.getProperty("java.home"), "bin") + ":" + System.getenv("PATH"));
-        Process process = run.start();
-        String output = new String(process.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
-        assertTrue(process.waitFor(120, TimeUnit.SECONDS), output);
-        assertEquals(0, process.exitValue(), output);
+        String output = ExampleFolders.makeKeys(example, environment, keys);
         assertTrue(Files.exists(example.resolve("tls/server.p12")) && Files.exists(example.resolve("tls/trust.p12")),
                 output);
     }
@@ -197,19 +185,5 @@ class SecuredExampleTest {
 
     private static String password(String user) {
         return user + "-secret";
-    }
-
-    private static Path copy(Path from, Path to) throws IOException {
-        try (Stream<Path> files = Files.walk(from)) {
-            files.filter(f -> !from.relativize(f).startsWith("tls")).forEach(f -> {
-                try {
-                    Files.copy(f, to.resolve(from.relativize(f).toString()));
-                } catch (IOException e) {
-                    throw new UncheckedIOException(e);
-                }
-            });
-        }
-        assertFalse(Files.exists(to.resolve("tls")), "keys made here, never copied");
-        return to;
     }
 }
