@@ -13,7 +13,7 @@ import java.util.function.Supplier;
 
 /**
  * One message published to a topic, once routed: the copies reserved on the queues of the subscriptions that want
- * it (each a {@code retainedDuplicate()} of the producer's bytes: the body is never copied), and, when the message
+ * it (each a retained {@code duplicate()} of the producer's bytes: the body is never copied), and, when the message
  * asks to be retained ({@link TopicManager#RETAIN_PROPERTY}), its own reference to the bytes until the topic keeps
  * it. Selectors of all subscriptions evaluate against this object, which decodes the properties at most once.
  *

@@ -44,7 +44,7 @@ import java.util.concurrent.atomic.AtomicLong;
  * <h2>A publication's path</h2>
  * {@link #route} matches the topic in the {@link TopicTree} (cost: the matching subscriptions, not all of them),
  * drops subscriptions whose selector or noLocal rule refuses the message, and reserves on each remaining
- * subscription's queue a {@link QueuedMessage} over {@code retainedDuplicate()} of the bytes. The session then
+ * subscription's queue a {@link QueuedMessage} over a retained {@code duplicate()} of the bytes. The session then
  * treats the copies exactly as queue sends: journaled (durable subscriptions only) and offered at once, after the
  * sync, or at COMMIT. A publication nobody subscribes to is dropped, which is not an error.
  *
@@ -261,7 +261,11 @@ public final class TopicManager {
      */
     private void reserveCopy(Publication publication, Subscription s, ByteBuf bytes, boolean rightSized) {
         MessageHeaders headers = publication.headers();
-        QueuedMessage copy = new QueuedMessage(s.queue(), bytes.retainedDuplicate(), headers,
+        // duplicate().retain(), not retainedDuplicate(): the same reference (Netty's contract), but no pooled duplicate
+        // with a count of its own, taken from this loop's recycler and handed back to it by the loop that acknowledges
+        // the copy (taking and giving back were a fifth of the event loops' samples in PS-N 100,
+        // docs/performance-log.md, session 30); the copies count on the publication's bytes instead
+        QueuedMessage copy = new QueuedMessage(s.queue(), bytes.duplicate().retain(), headers,
                 publication.decodedProperties(), rightSized);
         LocalQueue.Admission admission;
         try {

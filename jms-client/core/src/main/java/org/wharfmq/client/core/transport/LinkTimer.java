@@ -6,8 +6,8 @@ import java.util.concurrent.TimeUnit;
 
 /**
  * The one timer thread ({@code wharf-client-timer}, a daemon) that every {@link SocketLink} of the JVM shares:
- * heartbeats, the delayed flush of frames written with {@link FrameLink#writeSoon}, and frames a reader thread
- * wrote. Started on first use.
+ * heartbeats, the timed flush of frames written with {@link FrameLink#writeSoon} ({@link TimedFlushes}, one task
+ * for all the links), and frames a reader thread wrote. Started on first use.
  */
 final class LinkTimer {
 

@@ -69,7 +69,8 @@ import java.util.concurrent.locks.ReentrantLock;
  * {@value ClientConfiguration#READER_IDLE_MILLIS} ms, or always once a MessageListener is in use ({@link #readerOnly}), so that
  * frames nobody waits for are still read; it alone reports the end of the link. A reading thread never blocks
  * writing to the socket: a frame written on it waits and is sent by the {@link LinkTimer}'s thread, so the
- * socket keeps being drained even when its send buffer is full.
+ * socket keeps being drained even when its send buffer is full. Frames that wait for a ride ({@link #writeSoon},
+ * {@link #writeLater}) leave at the latest with the JVM's timed flush ({@link TimedFlushes}).
  *
  * <p>Why not a Netty event loop, as the server uses: with an event loop, each frame an application thread writes
  * is a task for that loop, and the loop must be woken to write it, so each message cost a client one more thread
@@ -127,7 +128,11 @@ final class SocketLink implements FrameLink {
     private final ReentrantLock writeLock = new ReentrantLock();
     /** The bytes of the next write, on the heap; owned by the holder of {@link #writeLock}. */
     private ByteBuf staged = Unpooled.buffer(STAGED_BUFFER);
-    private final AtomicBoolean flushArmed = new AtomicBoolean();
+    /**
+     * Whether this link waits for the JVM's timed flush ({@link TimedFlushes}): set by the frame that starts to wait
+     * when none did, cleared by the flush before it writes, so a frame it does not take marks the link again.
+     */
+    private final AtomicBoolean flushMarked = new AtomicBoolean();
     /**
      * Whether a frame of {@link #writeSoon} may be waiting, which a {@link #flush} must send; those of
      * {@link #writeLater} alone leave it false. Set after the frame is queued, cleared by a writer before it takes
@@ -135,10 +140,6 @@ final class SocketLink implements FrameLink {
      */
     private volatile boolean flushWanted;
     private final SoonBytes soonBytes = new SoonBytes();
-    private final Runnable timedFlush = () -> {
-        flushArmed.set(false);
-        writeWaitingWhileFree();
-    };
     /** Why the link ended, first reason wins: a Throwable or one of the markers above; null while open. */
     private final AtomicReference<Object> end = new AtomicReference<>();
     private final CountDownLatch closed = new CountDownLatch(1);
@@ -239,10 +240,17 @@ final class SocketLink implements FrameLink {
         armTimedFlush();
     }
 
+    /** Has the waiting frames written within {@value ClientConfiguration#PIGGYBACK_MILLIS} ms if nothing else writes them. */
     private void armTimedFlush() {
-        if (flushArmed.compareAndSet(false, true)) {
-            LinkTimer.schedule(timedFlush, ClientConfiguration.PIGGYBACK_MILLIS);
+        if (!flushMarked.get() && flushMarked.compareAndSet(false, true)) {
+            TimedFlushes.mark(this);
         }
+    }
+
+    /** The timed flush ({@link TimedFlushes}, on the timer thread): writes what waits unless another thread writes. */
+    void timedFlush() {
+        flushMarked.set(false);
+        writeWaitingWhileFree();
     }
 
     /**

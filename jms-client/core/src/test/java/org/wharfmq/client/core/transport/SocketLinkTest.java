@@ -5,6 +5,7 @@ import io.netty.buffer.Unpooled;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.wharfmq.client.core.ClientConfiguration;
 import org.wharfmq.protocol.frame.Frame;
 import org.wharfmq.protocol.frame.FrameDecoder;
 import org.wharfmq.protocol.frame.FrameEncoder;
@@ -233,6 +234,50 @@ class SocketLinkTest {
     void aLaterAcknowledgementLeavesOnItsOwnWhenNothingElseIsWritten() throws Exception {
         link.writeLater(ack(1, 3, 9));
         assertEquals(ack(1, 3, 9), readFrame());
+    }
+
+    @Test
+    void aWaitingFramesTimedFlushIsDueWithinThePiggybackBoundAndTheNextFrameArmsOneAgain() throws Exception {
+        long bound = TimeUnit.MILLISECONDS.toNanos(ClientConfiguration.PIGGYBACK_MILLIS);
+        for (int i = 1; i <= 2; i++) {
+            CountDownLatch timerHeld = holdTheTimer(); // the flush cannot run, so it is still armed when looked at
+            try {
+                link.writeSoon(new Frame.Credit(1, i));
+                long due = TimedFlushes.nanosToNextFlush();
+                assertTrue(due <= bound, "frame " + i + ": the timed flush is due in " + due + " ns, past the bound");
+            } finally {
+                timerHeld.countDown();
+            }
+            assertEquals(new Frame.Credit(1, i), readFrame()); // nothing else is written: the timed flush wrote it
+        }
+    }
+
+    @Test
+    void theTimedFlushServesEveryLinkAndPassesOverOneWhoseWriterIsBlocked() throws Exception {
+        try (ServerSocket otherServer = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
+            SocketLink other = SocketLink.connect("127.0.0.1", otherServer.getLocalPort(), null, new Recorder(), 5000);
+            try (Socket otherPeer = otherServer.accept()) {
+                otherPeer.setSoTimeout(10_000);
+                Thread writer = BlockedWriter.start(link); // this link's peer reads nothing yet
+                CountDownLatch timerHeld = holdTheTimer(); // both links wait for the same flush
+                try {
+                    link.writeSoon(new Frame.Credit(8, 1));
+                    other.writeSoon(new Frame.Credit(9, 1));
+                } finally {
+                    timerHeld.countDown();
+                }
+                // the timer thread did not wait for the blocked writer's lock before the other link's frame
+                assertEquals(new Frame.Credit(9, 1), readFrame(otherPeer));
+                assertTrue(link.isWriting(), "the big write was still blocked");
+                Frame.Send big = assertInstanceOf(Frame.Send.class, readFrame());
+                assertEquals(BlockedWriter.BYTES, big.message().readableBytes());
+                big.message().release();
+                assertEquals(new Frame.Credit(8, 1), readFrame()); // written by the writer once it let go
+                writer.join(5000);
+            } finally {
+                other.close(5000);
+            }
+        }
     }
 
     /** Occupies the links' one timer thread until the latch returned is counted down: no timed flush runs. */
@@ -468,7 +513,11 @@ class SocketLinkTest {
     }
 
     private Frame readFrame() throws IOException {
-        DataInputStream in = new DataInputStream(peer.getInputStream());
+        return readFrame(peer);
+    }
+
+    private static Frame readFrame(Socket from) throws IOException {
+        DataInputStream in = new DataInputStream(from.getInputStream());
         int length = in.readInt();
         byte[] bytes = new byte[length];
         in.readFully(bytes);
