@@ -30,24 +30,46 @@ public record BenchmarkDatabase(List<String> schema, String count) {
     public static final String URL_VARIABLE = "WHARF_PERF_DATABASE";
     /** The user of {@value #URL_VARIABLE}'s database (no password: trust authentication on the loopback). */
     public static final String USER_VARIABLE = "WHARF_PERF_DATABASE_USER";
-    /** The database user (H2's default; the database is the harness's own). */
-    public static final String USER = System.getenv(URL_VARIABLE) != null && System.getenv(USER_VARIABLE) != null
-            ? System.getenv(USER_VARIABLE) : "sa";
-    /** Its password: none (the database lives in the run's temporary directory only). */
+    /**
+     * The system property that does what {@value #URL_VARIABLE} does, and comes first: set by the runner when it starts
+     * a PostgreSQL server of its own ({@code --database postgres}), in its JVM and in the server JVMs it starts.
+     */
+    public static final String URL_PROPERTY = "wharf.perf.database";
+    /** The user of {@value #URL_PROPERTY}'s database. */
+    public static final String USER_PROPERTY = "wharf.perf.database.user";
+    /** The user of an H2 of the harness's own (H2's default). */
+    private static final String H2_USER = "sa";
+    /** Its password: none (the database lives in the run's temporary directory only, or trusts the loopback). */
     public static final String PASSWORD = "";
+
+    /** The database server the workloads use ({@value #URL_PROPERTY}, else {@value #URL_VARIABLE}), or null: H2s. */
+    private static String server() {
+        String property = System.getProperty(URL_PROPERTY);
+        return property != null ? property : System.getenv(URL_VARIABLE);
+    }
 
     /**
      * The JDBC URL of the database in {@code directory} (created on first connection), or the database server
-     * {@value #URL_VARIABLE} names.
+     * {@value #URL_PROPERTY} or {@value #URL_VARIABLE} names.
      */
     public static String url(Path directory) {
-        String server = System.getenv(URL_VARIABLE);
+        String server = server();
         return server != null ? server : "jdbc:h2:" + directory.toAbsolutePath().resolve("perf");
+    }
+
+    /** The database user: the database server's ({@value #USER_PROPERTY} or {@value #USER_VARIABLE}), or H2's. */
+    public static String user() {
+        if (server() == null) {
+            return H2_USER;
+        }
+        String user = System.getProperty(URL_PROPERTY) != null ? System.getProperty(USER_PROPERTY)
+                : System.getenv(USER_VARIABLE);
+        return user != null ? user : H2_USER;
     }
 
     /** Creates the tables in the database at {@code url}, dropping those of an earlier run first. */
     public void create(String url) throws SQLException {
-        try (Connection c = DriverManager.getConnection(url, USER, PASSWORD); Statement s = c.createStatement()) {
+        try (Connection c = DriverManager.getConnection(url, user(), PASSWORD); Statement s = c.createStatement()) {
             for (String sql : schema) {
                 if (sql.startsWith("CREATE TABLE ")) {
                     s.execute("DROP TABLE IF EXISTS " + sql.substring("CREATE TABLE ".length(), sql.indexOf(' ', 13)));
@@ -59,7 +81,7 @@ public record BenchmarkDatabase(List<String> schema, String count) {
 
     /** The flow's work so far in the database at {@code url}: rows inserted or updates made. */
     public long count(String url) throws SQLException {
-        try (Connection c = DriverManager.getConnection(url, USER, PASSWORD); Statement s = c.createStatement();
+        try (Connection c = DriverManager.getConnection(url, user(), PASSWORD); Statement s = c.createStatement();
              ResultSet rows = s.executeQuery(count)) {
             rows.next();
             return rows.getLong(1);

@@ -51,15 +51,15 @@ public enum BenchmarkFlow {
             () -> PlainLoops.transform(SaleFlow.STYLESHEET)),
     F_CSV_PARSE(SaleFlow.recordsThrough("F-CSV-PARSE", SaleRecords.CSV,
             () -> new ComputeFunctionNode(SaleRecords::readLast), "out"),
-            () -> throughRecords(SaleRecords.CSV, SaleRecords::readLast), SaleRecords::csvOfSize),
+            recordsOutput(SaleRecords.CSV, SaleRecords::readLast), SaleRecords::csvOfSize),
     F_CSV_WRITE(SaleFlow.through("F-CSV-WRITE", () -> new ComputeFunctionNode(SaleRecords.writeAs(SaleRecords.CSV)),
-            "out"), () -> throughNode(Domain.XML, SaleRecords.writeAs(SaleRecords.CSV))),
+            "out"), nodeOutput(Domain.XML, SaleRecords.writeAs(SaleRecords.CSV)), SaleMessage::ofSize),
     F_FIXED_PARSE(SaleFlow.recordsThrough("F-FIXED-PARSE", SaleRecords.FIXED,
             () -> new ComputeFunctionNode(SaleRecords::readLast), "out"),
-            () -> throughRecords(SaleRecords.FIXED, SaleRecords::readLast), SaleRecords::fixedOfSize),
+            recordsOutput(SaleRecords.FIXED, SaleRecords::readLast), SaleRecords::fixedOfSize),
     F_FIXED_WRITE(SaleFlow.through("F-FIXED-WRITE",
             () -> new ComputeFunctionNode(SaleRecords.writeAs(SaleRecords.FIXED)), "out"),
-            () -> throughNode(Domain.XML, SaleRecords.writeAs(SaleRecords.FIXED))),
+            nodeOutput(Domain.XML, SaleRecords.writeAs(SaleRecords.FIXED)), SaleMessage::ofSize),
     F_DB_INSERT("F-DB-INSERT", DatabaseFlows.INSERT),
     F_DB_UPDATE("F-DB-UPDATE", DatabaseFlows.UPDATE),
     F_DB_RETRIEVE("F-DB-RETRIEVE", DatabaseFlows.RETRIEVE),
@@ -85,17 +85,8 @@ public enum BenchmarkFlow {
     private final BenchmarkDatabase database;
 
     BenchmarkFlow(FlowFactory factory, String inputQueue, String outputQueue, Supplier<ToIntFunction<byte[]>> work) {
-        this(factory, inputQueue, outputQueue, work, SaleMessage::ofSize);
-    }
-
-    BenchmarkFlow(FlowFactory factory, String inputQueue, String outputQueue, Supplier<ToIntFunction<byte[]>> work,
-                  IntFunction<byte[]> message) {
-        this(factory, inputQueue, outputQueue, work, message, null);
-    }
-
-    BenchmarkFlow(FlowFactory factory, String inputQueue, String outputQueue, Supplier<ToIntFunction<byte[]>> work,
-                  IntFunction<byte[]> message, BenchmarkDatabase database) {
-        this(factory, inputQueue, outputQueue, work == null ? null : persistent -> work.get(), message, database);
+        this(factory, inputQueue, outputQueue, work == null ? null : persistent -> work.get(), SaleMessage::ofSize,
+                null);
     }
 
     /**
@@ -121,8 +112,13 @@ public enum BenchmarkFlow {
         this(flow, flow.inputQueue(), flow.outputQueue(), work);
     }
 
-    BenchmarkFlow(SaleFlow flow, Supplier<ToIntFunction<byte[]>> work, IntFunction<byte[]> message) {
-        this(flow, flow.inputQueue(), flow.outputQueue(), work, message);
+    /**
+     * A flow whose plain loop is a JMS application doing the flow's work on each request's body and replying with its
+     * output ({@link JmsLoop.FlowWork#replying}): the records workloads.
+     */
+    BenchmarkFlow(SaleFlow flow, UnaryOperator<byte[]> work, IntFunction<byte[]> message) {
+        this(flow, flow.inputQueue(), flow.outputQueue(), persistent -> new JmsLoop(flow.inputQueue(),
+                flow.outputQueue(), persistent, JmsLoop.FlowWork.replying(work)), message, null);
     }
 
     /** A database workload: the sale message through its statement's Database node, with a database of its own. */
@@ -131,7 +127,8 @@ public enum BenchmarkFlow {
     }
 
     private BenchmarkFlow(SaleFlow flow, DatabaseFlows.Statement statement) {
-        this(flow, flow.inputQueue(), flow.outputQueue(), statement::loop, SaleMessage::ofSize, statement.database());
+        this(flow, flow.inputQueue(), flow.outputQueue(), persistent -> statement.loop(flow, persistent),
+                SaleMessage::ofSize, statement.database());
     }
 
     /**
@@ -214,13 +211,14 @@ public enum BenchmarkFlow {
 
     /**
      * Whether the plain loop's rate is bound by disk syncs, one or two per operation on one thread: F-FILE's (a sync
-     * per file) and, persistent, F-JMS's and F-FILE-OUT's (the journal's). Its rate is then the disk's sync time, which
+     * per file) and, persistent, every JMS application's ({@link #loopWithMessaging()}: the journal's). Its rate is
+     * then the disk's sync time, which
      * on a machine whose disk other work shares changes several-fold within minutes, so a loop timed once, after the
      * flow's step, may have met another disk than the flow did: the runner times it before the step as well
      * ({@code RunCommand}) and says when the two differ.
      */
     public boolean syncBound(boolean persistent) {
-        return this == F_FILE || persistent && (this == F_JMS || this == F_FILE_OUT);
+        return this == F_FILE || persistent && loopWithMessaging();
     }
 
     /**
@@ -234,28 +232,43 @@ public enum BenchmarkFlow {
     }
 
     /**
-     * What the flow's plain loop is, as reports name it beside the flow: a plain JMS loop for F-JMS and, with a file
-     * append in it, for F-FILE-OUT, a file copy for F-FILE, a JDBC statement for the database flows, the flow's own work
-     * (a parse, a transformation) for the others; for a persistent run, the durable work it does as the flow does (a
-     * transaction per message).
+     * Whether the plain loop is a JMS application ({@link JmsLoop}) with a Wharf server of its own in this JVM, whose
+     * whole CPU per operation (the loop's thread and its server's) is the comparison with the flow's JVMs that holds on
+     * a busy machine.
      */
-    public String plainLoop(boolean persistent) {
+    public boolean loopWithMessaging() {
         return switch (this) {
-            case F_JMS -> persistent ? "persistent JMS loop, a transaction per message, no flow engine"
-                    : "plain JMS loop, no flow engine";
-            case F_FILE -> "file copy synced per file, no messaging";
-            case F_FILE_OUT -> persistent
-                    ? "persistent JMS loop with a file append, a transaction per message, no flow engine"
-                    : "plain JMS loop with a file append, no flow engine";
-            case F_HTTP -> "JDK HTTP client and server, no broker";
-            case F_DB_INSERT, F_DB_UPDATE, F_DB_RETRIEVE -> "JDBC statement, no messaging";
-            default -> "the flow's work, no messaging";
+            case F_JMS, F_FILE_OUT, F_DB_INSERT, F_DB_UPDATE, F_DB_RETRIEVE, F_CSV_PARSE, F_CSV_WRITE, F_FIXED_PARSE,
+                 F_FIXED_WRITE -> true;
+            default -> false;
         };
     }
 
     /**
-     * The ceiling: the flow's own work on {@code body} in a plain loop on this thread, no messaging, no flow
-     * engine around it.
+     * What the flow's plain loop is, as reports name it beside the flow (docs/benchmarks.md, "Plain loops"): for the
+     * integration-node and records flows a JMS application with no flow engine that receives the request, does the
+     * flow's work (a JDBC statement through a HikariCP pool, a parse or write of records, a file append, nothing for
+     * F-JMS) and replies; the JDK's HTTP client and server for F-HTTP; a file copy for F-FILE; the flow's own work (a
+     * parse, a transformation) for the XML flows. For a persistent run, the durable work it does as the flow does
+     * (a transaction per message).
+     */
+    public String plainLoop(boolean persistent) {
+        return switch (this) {
+            case F_FILE -> "file copy synced per file, no messaging";
+            case F_HTTP -> "JDK HTTP client and server, no broker";
+            case F_XSLT, F_VALID, F_PARSE, F_WRITE, F_COMPUTE, F_FILTER_FIRST, F_FILTER_LAST, F_OPAQUE, F_ROUTE, F_HDR ->
+                    "the flow's work, no messaging";
+            default -> (persistent ? "persistent JMS loop" : "plain JMS loop") + switch (this) {
+                case F_FILE_OUT -> " with a file append";
+                case F_DB_INSERT, F_DB_UPDATE, F_DB_RETRIEVE -> " with a JDBC statement from a HikariCP pool";
+                case F_CSV_PARSE, F_CSV_WRITE, F_FIXED_PARSE, F_FIXED_WRITE -> " with the records work";
+                default -> "";
+            } + (persistent ? ", a transaction per message" : "") + ", no flow engine";
+        };
+    }
+
+    /**
+     * The ceiling: the flow's plain loop ({@link #plainLoop(boolean)}) on {@code body}, on this thread.
      *
      * @param warmupMillis time spent looping before the measurement (the JIT compiles the loop)
      * @param runMillis    time measured
@@ -270,16 +283,21 @@ public enum BenchmarkFlow {
         try {
             loop(ceilingWork, body, warmupMillis);
             com.sun.management.ThreadMXBean threads = (com.sun.management.ThreadMXBean) ManagementFactory.getThreadMXBean();
+            com.sun.management.OperatingSystemMXBean process =
+                    (com.sun.management.OperatingSystemMXBean) ManagementFactory.getOperatingSystemMXBean();
             long thread = Thread.currentThread().getId();
             long cpuStart = threads.getCurrentThreadCpuTime();
+            long processStart = process.getProcessCpuTime();
             long allocatedStart = threads.getThreadAllocatedBytes(thread);
             long start = System.nanoTime();
             long done = loop(ceilingWork, body, runMillis);
             double seconds = (System.nanoTime() - start) / 1e9;
             long cpuNanos = threads.getCurrentThreadCpuTime() - cpuStart;
+            long processNanos = process.getProcessCpuTime() - processStart;
             long allocated = threads.getThreadAllocatedBytes(thread) - allocatedStart;
             return new Ceiling(done / seconds, done == 0 ? Double.NaN : cpuNanos / 1000.0 / done,
-                    done == 0 ? Double.NaN : (double) allocated / done);
+                    done == 0 ? Double.NaN : (double) allocated / done,
+                    done == 0 ? Double.NaN : processNanos / 1000.0 / done);
         } finally {
             if (ceilingWork instanceof AutoCloseable resources) { // a database of its own
                 try {
@@ -312,24 +330,30 @@ public enum BenchmarkFlow {
      * header fields the requester set), the node's function, and the output body it leaves with.
      */
     static ToIntFunction<byte[]> throughNode(Domain domain, UnaryOperator<MessageAssembly> node) {
-        return throughNode(body -> FlowMessage.ofBytes(domain, body), node);
+        UnaryOperator<byte[]> output = nodeOutput(domain, node);
+        return body -> output.apply(body).length;
     }
 
-    private static ToIntFunction<byte[]> throughNode(Function<byte[], FlowMessage> read,
-                                                     UnaryOperator<MessageAssembly> node) {
+    /** A compute node's work on a body in {@code domain}, as {@link #throughNode}: returns the output's body. */
+    static UnaryOperator<byte[]> nodeOutput(Domain domain, UnaryOperator<MessageAssembly> node) {
+        return nodeOutput(body -> FlowMessage.ofBytes(domain, body), node);
+    }
+
+    private static UnaryOperator<byte[]> nodeOutput(Function<byte[], FlowMessage> read,
+                                                    UnaryOperator<MessageAssembly> node) {
         return body -> {
             FlowMessage message = read.apply(body);
             message.setCorrelationId("perf-ceiling");
             message.setUserProperty("seq", 1);
             MessageAssembly input = MessageAssembly.of(message, Folder.empty("Environment"));
             input.freeze();
-            return node.apply(input).message().bodyBytes().length;
+            return node.apply(input).message().bodyBytes();
         };
     }
 
-    /** A compute node's work on a records body as a ceiling, as {@link #throughNode} does for the other domains. */
-    private static ToIntFunction<byte[]> throughRecords(RecordFormat format, UnaryOperator<MessageAssembly> node) {
-        return throughNode(body -> FlowMessage.ofBytes(Domain.BLOB, body).parseAs(format), node);
+    /** A compute node's work on a records body, as {@link #nodeOutput(Domain, UnaryOperator)} for the other domains. */
+    private static UnaryOperator<byte[]> recordsOutput(RecordFormat format, UnaryOperator<MessageAssembly> node) {
+        return nodeOutput(body -> FlowMessage.ofBytes(Domain.BLOB, body).parseAs(format), node);
     }
 
     /**
@@ -365,16 +389,20 @@ public enum BenchmarkFlow {
     /**
      * A ceiling measurement.
      *
-     * @param rate            operations per second on one thread
-     * @param cpuMicrosPerOp  CPU microseconds per operation
-     * @param bytesPerOp      bytes the loop's thread allocated per operation
+     * @param rate                  operations per second on one thread
+     * @param cpuMicrosPerOp        CPU microseconds of the loop's thread per operation
+     * @param bytesPerOp            bytes the loop's thread allocated per operation
+     * @param processCpuMicrosPerOp CPU microseconds of the loop's whole JVM per operation: its thread's and, for a
+     *                              loop with messaging, its server's (the JVM does nothing else meanwhile), to set
+     *                              beside the flow's JVMs' (server and clients)
      */
-    public record Ceiling(double rate, double cpuMicrosPerOp, double bytesPerOp) {
+    public record Ceiling(double rate, double cpuMicrosPerOp, double bytesPerOp, double processCpuMicrosPerOp) {
 
         /** The mean of two timings of one loop (before and after the flow's step). */
         public static Ceiling mean(Ceiling before, Ceiling after) {
             return new Ceiling((before.rate + after.rate) / 2, (before.cpuMicrosPerOp + after.cpuMicrosPerOp) / 2,
-                    (before.bytesPerOp + after.bytesPerOp) / 2);
+                    (before.bytesPerOp + after.bytesPerOp) / 2,
+                    (before.processCpuMicrosPerOp + after.processCpuMicrosPerOp) / 2);
         }
 
         /** How many times faster the faster of two timings was (1 when they agree, infinite when one did nothing). */

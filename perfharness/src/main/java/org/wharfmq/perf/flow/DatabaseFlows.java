@@ -1,31 +1,38 @@
 package org.wharfmq.perf.flow;
 
+import com.zaxxer.hikari.HikariConfig;
+import com.zaxxer.hikari.HikariDataSource;
 import org.wharfmq.flow.Domain;
-import org.wharfmq.flow.MessageAssembly;
 import org.wharfmq.flow.MessagePath;
 import org.wharfmq.flow.Node;
 import org.wharfmq.flow.node.DatabaseNode;
 import org.wharfmq.flow.node.DatabaseRetrieveNode;
 import org.wharfmq.perf.workload.TempFiles;
+import org.wharfmq.server.flow.DataSourceConfig;
 
+import javax.jms.BytesMessage;
+import javax.jms.JMSException;
+import javax.jms.Message;
+import javax.jms.Session;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.sql.Connection;
-import java.sql.DriverManager;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.util.List;
-import java.util.function.ToIntFunction;
+import java.util.logging.Level;
+import java.util.logging.Logger;
 
 /**
  * The database workloads' statements (seed 002, "Inserting into a Database", "Updating a row in a Database" and
  * "Reading from a Database using the Database Retrieve Node"): a Database or DatabaseRetrieve node runs one statement with a value from the sale message (its last element, so the whole message is
  * parsed, as the seed's compute node read it) bound as a parameter, on the flow host's data source
- * {@value BenchmarkDatabase#DATA_SOURCE}. Their ceiling ({@link Loop}) runs the same statement with the same value on
- * a connection of its own to an H2 of its own, with no flow engine around it.
+ * {@value BenchmarkDatabase#DATA_SOURCE}. Their plain loop is a JMS application with no flow engine ({@link JmsLoop})
+ * that runs the same statement with the same value through a HikariCP pool of its own ({@link PooledStatement}) on a
+ * database of its own.
  */
 final class DatabaseFlows {
 
@@ -71,71 +78,111 @@ final class DatabaseFlows {
                     : new DatabaseNode(BenchmarkDatabase.DATA_SOURCE, sql, VALUE);
         }
 
-        /** The ceiling's work: a plain JDBC loop of the statement on an H2 of its own. */
-        ToIntFunction<byte[]> loop() {
-            return new Loop(this);
+        /**
+         * The plain loop: a JMS application receiving the flow's input, running the statement through a pool
+         * ({@link PooledStatement}) and replying with the body, persistent and transacted when the run is.
+         */
+        JmsLoop loop(SaleFlow flow, boolean persistent) {
+            return new JmsLoop(flow.inputQueue(), flow.outputQueue(), persistent, new PooledStatement(this, persistent));
         }
     }
 
     /**
-     * The ceiling of a database workload: the value read from the message as the node reads it (the same
-     * {@link MessagePath} on the message the input node would hand over), bound to the same statement prepared on one
-     * connection, run with auto-commit, as the flow's non-transactional invocation runs it (a query's row read). The database is an H2 in a
-     * temporary directory, deleted when the loop is closed.
+     * The database work of a database workload's plain loop, as a JMS application written without a flow engine does
+     * it for each request: the value read from the body as the node reads it (the same {@link MessagePath} on the
+     * message the input node would hand over), a connection borrowed from a HikariCP pool set up as the flow host's
+     * data sources are (its pool size and connection timeout; {@code DataSourcePools}), the statement prepared, bound,
+     * run (a query's row read) and closed, the connection given back; auto-commit, or for a persistent run a local
+     * transaction committed before the message's, as the flow's transactional invocation commits it. The reply is a
+     * new bytes message with the request's body, as the flow's output is its input. The database is an H2 in a
+     * temporary directory, deleted when the loop is closed, or the database server the run names
+     * ({@link BenchmarkDatabase#url}).
      */
-    static final class Loop implements ToIntFunction<byte[]>, AutoCloseable {
+    static final class PooledStatement implements JmsLoop.FlowWork {
         private final Path directory;
-        private final Connection connection;
-        private final PreparedStatement statement;
-        private final MessagePath value = MessagePath.compile(VALUE);
+        private final String url;
+        private final HikariDataSource pool;
+        private final String sql;
         private final boolean query;
-        private final ToIntFunction<byte[]> work;
+        private final boolean transactional;
+        private final BenchmarkDatabase database;
+        private final JmsLoop.FlowWork replying;
+        /** The pool's INFO lines (its start and shutdown) would land among the runner's progress lines. */
+        private final Logger poolLog = Logger.getLogger("com.zaxxer.hikari");
+        private final Level poolLogLevel = poolLog.getLevel();
 
-        Loop(Statement s) {
-            query = s.query();
+        PooledStatement(Statement s, boolean transactional) {
+            this.sql = s.sql();
+            this.query = s.query();
+            this.transactional = transactional;
+            this.database = s.database();
             try {
                 directory = Files.createTempDirectory("wharf-perf-ceiling-db");
-                String url = BenchmarkDatabase.url(directory);
+                url = BenchmarkDatabase.url(directory);
                 s.database().create(url);
-                connection = DriverManager.getConnection(url, BenchmarkDatabase.USER, BenchmarkDatabase.PASSWORD);
-                statement = connection.prepareStatement(s.sql());
             } catch (IOException e) {
                 throw new UncheckedIOException(e);
             } catch (SQLException e) {
                 throw new IllegalStateException("the ceiling's database: " + e.getMessage(), e);
             }
-            work = BenchmarkFlow.throughNode(Domain.XML, this::run);
+            DataSourceConfig settings = new DataSourceConfig(BenchmarkDatabase.DATA_SOURCE, url, BenchmarkDatabase.user(),
+                    BenchmarkDatabase.PASSWORD);
+            HikariConfig config = new HikariConfig();
+            config.setPoolName("wharf-perf-ceiling");
+            config.setJdbcUrl(url);
+            config.setUsername(settings.user());
+            config.setPassword(settings.password());
+            config.setMaximumPoolSize(settings.poolSize());
+            config.setMinimumIdle(0);
+            config.setConnectionTimeout(settings.connectionTimeoutMillis());
+            config.setAutoCommit(!transactional);
+            poolLog.setLevel(Level.WARNING);
+            pool = new HikariDataSource(config);
+            MessagePath value = MessagePath.compile(VALUE);
+            replying = JmsLoop.FlowWork.replying(BenchmarkFlow.nodeOutput(Domain.XML, assembly -> {
+                run(value.value(assembly));
+                return assembly;
+            }));
         }
 
-        private MessageAssembly run(MessageAssembly assembly) {
-            try {
-                statement.setObject(1, value.value(assembly));
-                if (!query) {
-                    statement.executeUpdate();
-                    return assembly;
-                }
-                try (ResultSet row = statement.executeQuery()) {
-                    if (!row.next() || row.getString(1) == null) {
-                        throw new IllegalStateException("the ceiling's query found no row for " + value.path());
+        @Override
+        public Message apply(BytesMessage read, Session flowSession) throws JMSException {
+            return replying.apply(read, flowSession);
+        }
+
+        private void run(Object value) {
+            try (Connection connection = pool.getConnection();
+                 PreparedStatement statement = connection.prepareStatement(sql)) {
+                statement.setObject(1, value);
+                if (query) {
+                    try (ResultSet row = statement.executeQuery()) {
+                        if (!row.next() || row.getString(1) == null) {
+                            throw new IllegalStateException("the ceiling's query found no row for " + VALUE);
+                        }
                     }
+                } else {
+                    statement.executeUpdate();
                 }
-                return assembly;
+                if (transactional) {
+                    connection.commit();
+                }
             } catch (SQLException e) {
                 throw new IllegalStateException(e);
             }
         }
 
-        @Override
-        public int applyAsInt(byte[] body) {
-            return work.applyAsInt(body);
+        /** The work done so far in the loop's database: rows inserted or updates made (as the runner counts the flow's). */
+        long count() throws SQLException {
+            return database.count(url);
         }
 
         @Override
-        public void close() throws SQLException {
+        public void close() throws IOException {
             try {
-                connection.close();
+                pool.close();
             } finally {
                 TempFiles.deleteTree(directory);
+                poolLog.setLevel(poolLogLevel);
             }
         }
     }

@@ -17,12 +17,14 @@ import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.function.ToIntFunction;
+import java.util.function.UnaryOperator;
 import java.util.logging.Level;
 import java.util.logging.Logger;
 
 /**
- * The ceiling of the flows whose messages carry their work (F-JMS, F-FILE-OUT): a plain JMS loop with no flow
- * engine. On one thread, over one connection to a Wharf server of its own in this JVM (TCP on 127.0.0.1), the message
+ * The plain loop of the integration-node and records flows (F-DB-*, F-CSV-*, F-FIXED-*, F-JMS, F-FILE-OUT): what a user
+ * would run without the broker's flow engine, a JMS application that receives the request, does the flow's work and
+ * replies, with the same messaging as the flow's path. On one thread, over one connection to a Wharf server of its own in this JVM (TCP on 127.0.0.1), the message
  * is sent to the input queue, received from it, handed to the flow's work ({@link FlowWork}: sent on as it is, or
  * appended to a file and an empty message sent on), the work's output sent to the output queue and received from
  * there: the requester's work and the flow's. Non-persistent: without transactions. Persistent: the messages
@@ -41,6 +43,20 @@ final class JmsLoop implements ToIntFunction<byte[]>, AutoCloseable {
         FlowWork PASS_ON = (read, flowSession) -> read;
 
         Message apply(BytesMessage read, Session flowSession) throws JMSException;
+
+        /**
+         * A flow's work on the request's body as a JMS application does it: the body read into an array,
+         * {@code work} applied to it, and its result sent as a new bytes message (the reply).
+         */
+        static FlowWork replying(UnaryOperator<byte[]> work) {
+            return (read, flowSession) -> {
+                byte[] body = new byte[(int) read.getBodyLength()];
+                read.readBytes(body);
+                BytesMessage reply = flowSession.createBytesMessage();
+                reply.writeBytes(work.apply(body));
+                return reply;
+            };
+        }
 
         @Override
         default void close() throws IOException {

@@ -67,6 +67,8 @@ public final class RunCommand {
                                   and every producer, consumer and anonymous send is checked (Wharf only)
               --metrics on|scrape the server runs its metrics (Micrometer, JMX) and HTTP listener; with
                                   scrape it also scrapes its own /metrics every second (Wharf only)
+              --database DB       F-DB-*: h2 (an embedded H2 each for the flow and its loop) or postgres
+                                  (a PostgreSQL server started for the run from zonky's binaries)  [h2]
               --url URL           use a running Wharf instead of starting one (no CPU figures)
               --peer PEER         artemis (ActiveMQ Artemis) or classic (ActiveMQ Classic), built in;
                                   replicated (Wharf as a replicated queue manager: three wharf server
@@ -108,8 +110,13 @@ public final class RunCommand {
                 progress.accept("  " + line);
             }
         };
-        Launcher launcher = p.settings.inProcess() ? new InProcessLauncher(echo) : new ChildJvmLauncher(p.settings.jvmOptions(), echo);
-        List<StepResult> all = execute(p.settings, p.targets, launcher, progress);
+        List<StepResult> all;
+        try (RunDatabase database = RunDatabase.start(p.database, progress)) {
+            List<String> jvmOptions = new ArrayList<>(p.settings.jvmOptions());
+            jvmOptions.addAll(database.jvmOptions());
+            Launcher launcher = p.settings.inProcess() ? new InProcessLauncher(echo) : new ChildJvmLauncher(jvmOptions, echo);
+            all = execute(p.settings, p.targets, launcher, progress);
+        }
         String command = "bin/wharf perf " + (compare ? "compare " : "run ") + String.join(" ", args);
         writeReport(p.settings, all, command);
         for (Map.Entry<String, List<StepResult>> e : MarkdownReport.byTarget(all).entrySet()) {
@@ -157,21 +164,42 @@ public final class RunCommand {
         }
         if (ceilings) {
             for (int size : settings.sizes()) {
-                StepResult loop = ceilingStep(settings, flow, size, before.get(size), ceiling(settings, flow, size),
-                        progress);
+                BenchmarkFlow.Ceiling after = ceiling(settings, flow, size);
+                StepResult loop = ceilingStep(settings, flow, size, before.get(size), after, progress);
                 StepResult flowStep = MarkdownReport.peak(all.stream().filter(s -> s.messageSize() == size
                         && s.target().equals(Target.WHARF.displayName())).toList());
-                if (flow.loopOnItsThread() && flowStep != null && flowStep.allCpuMicrosPerOp() > 0) {
-                    progress.accept(String.format(java.util.Locale.ROOT, "%s %s by CPU per operation: the loop's "
-                            + "thread %s us, the flow's JVMs (server and clients) %s us: loop/flow = %.2f",
-                            flow.id(), Sizes.label(size), Sizes.decimal(loop.cpuMicrosPerOp()),
-                            Sizes.decimal(flowStep.allCpuMicrosPerOp()),
-                            loop.cpuMicrosPerOp() / flowStep.allCpuMicrosPerOp()));
+                if (flowStep != null && flowStep.allCpuMicrosPerOp() > 0) {
+                    printCpuComparison(flow, size, before.get(size), after, flowStep, progress);
                 }
                 all.add(loop);
             }
         }
         return all;
+    }
+
+    /**
+     * The comparison of a flow with its plain loop that holds on a busy machine, CPU per operation: F-FILE's loop
+     * thread (it does all its work there), or the whole JVM of a loop with messaging (its thread and its own server),
+     * against the CPU of the flow's JVMs (server and clients) per operation.
+     */
+    private static void printCpuComparison(BenchmarkFlow flow, int size, BenchmarkFlow.Ceiling before,
+                                           BenchmarkFlow.Ceiling after, StepResult flowStep, Consumer<String> progress) {
+        BenchmarkFlow.Ceiling c = before == null ? after : BenchmarkFlow.Ceiling.mean(before, after);
+        String what;
+        double loopCpu;
+        if (flow.loopOnItsThread()) {
+            what = "the loop's thread";
+            loopCpu = c.cpuMicrosPerOp();
+        } else if (flow.loopWithMessaging()) {
+            what = "the loop's JVM (its thread and its server)";
+            loopCpu = c.processCpuMicrosPerOp();
+        } else {
+            return;
+        }
+        progress.accept(String.format(java.util.Locale.ROOT, "%s %s by CPU per operation: %s %s us, the flow's JVMs "
+                        + "(server and clients) %s us: loop/flow = %.2f", flow.id(), Sizes.label(size), what,
+                Sizes.decimal(loopCpu), Sizes.decimal(flowStep.allCpuMicrosPerOp()),
+                loopCpu / flowStep.allCpuMicrosPerOp()));
     }
 
     /**
@@ -195,8 +223,9 @@ public final class RunCommand {
             }
         }
         progress.accept(String.format(java.util.Locale.ROOT, "%s ceiling %s: %s/s in a plain loop on one thread (%s)%s, "
-                + "%s us CPU and %,.0f bytes allocated each", flow.id(), Sizes.label(size), Sizes.rate(c.rate()),
-                flow.plainLoop(settings.persistent()), timings, Sizes.decimal(c.cpuMicrosPerOp()), c.bytesPerOp()));
+                + "%s us CPU and %,.0f bytes allocated each on its thread, %s us CPU each in its JVM", flow.id(),
+                Sizes.label(size), Sizes.rate(c.rate()), flow.plainLoop(settings.persistent()), timings,
+                Sizes.decimal(c.cpuMicrosPerOp()), c.bytesPerOp(), Sizes.decimal(c.processCpuMicrosPerOp())));
         problems.forEach(p -> progress.accept(flow.id() + " ceiling " + Sizes.label(size) + ": " + p));
         return new StepResult(settings.workload().id(), plainLoop(flow, settings.persistent()), size, 1, 1, c.rate(),
                 c.rate(), Double.NaN, c.cpuMicrosPerOp(), Double.NaN, Double.NaN, LatencySummary.NONE, true, null,
@@ -326,7 +355,8 @@ public final class RunCommand {
     }
 
     /** The parsed command line. */
-    record Parsed(RunSettings settings, List<Target> targets, boolean verbose) {
+    /** @param database the F-DB-* workloads' database ({@link RunDatabase#KINDS}) */
+    record Parsed(RunSettings settings, List<Target> targets, boolean verbose, String database) {
     }
 
     /** Parses the runner's options (exposed for the option-parsing tests). */
@@ -357,6 +387,7 @@ public final class RunCommand {
         boolean peerGiven = false;
         Path output = null;
         List<String> jvmOptions = List.of("-Xmx1g");
+        String database = RunDatabase.DEFAULT;
         for (int i = 1; i < args.length; i++) {
             String a = args[i];
             switch (a) {
@@ -429,6 +460,17 @@ public final class RunCommand {
                             peer = Target.parse(v);
                             peerGiven = true;
                         }
+                        case "--database" -> {
+                            if (workload.flow() == null || workload.flow().database() == null) {
+                                throw new OptionException("--database chooses the database of the F-DB-* workloads: "
+                                        + workload.id() + " uses none");
+                            }
+                            if (!RunDatabase.KINDS.contains(v)) {
+                                throw new OptionException("--database " + v + ": use h2 (an embedded H2, the default) or "
+                                        + "postgres (a PostgreSQL server started for the run)");
+                            }
+                            database = v;
+                        }
                         case "--out" -> output = Path.of(v);
                         case "--jvm-opts" -> jvmOptions = Arrays.stream(v.trim().split("\\s+")).filter(s -> !s.isEmpty()).toList();
                         default -> throw new OptionException("Unknown option " + a + " (see --help)");
@@ -453,7 +495,7 @@ public final class RunCommand {
         List<Target> targets = compare ? List.of(Target.WHARF, peer) : List.of(peerGiven ? peer : Target.WHARF);
         RunSettings settings = new RunSettings(workload, sizes, clients, instances, responders, queues, channels, rate, runLength, warmup,
                 timeout, persistent, perThread, tls, security, metrics, url, output, jvmOptions, inProcess);
-        return new Parsed(settings, targets, verbose);
+        return new Parsed(settings, targets, verbose, database);
     }
 
     /** {@code v} as a whole number of at least 1, else a refusal naming {@code option}. */

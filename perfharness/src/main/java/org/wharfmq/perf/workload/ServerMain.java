@@ -309,7 +309,7 @@ public final class ServerMain {
         if (database != null) {
             flow.database().create(database);
             settings = settings.withDataSources(List.of(new DataSourceConfig(BenchmarkDatabase.DATA_SOURCE,
-                    database, BenchmarkDatabase.USER, BenchmarkDatabase.PASSWORD)));
+                    database, BenchmarkDatabase.user(), BenchmarkDatabase.PASSWORD)));
         }
         Path files = flow == null ? null : flow.inputDirectory(data) != null ? flow.inputDirectory(data)
                 : flow.outputDirectory(data);

@@ -95,8 +95,8 @@ class SaleFlowsTest {
         for (int size : new int[] {4096, 65536}) {
             byte[] body = SaleMessage.ofSize(size);
             for (BenchmarkFlow flow : BenchmarkFlow.values()) {
-                if (!flow.hasCeiling()) {
-                    continue;
+                if (!flow.hasCeiling() || size > 4096 && flow.loopWithMessaging()) {
+                    continue; // a JMS loop starts a server of its own: once, at 4 KB, is enough
                 }
                 BenchmarkFlow.Ceiling ceiling = flow.ceiling(flow.message(size), 0, 20, false);
                 assertTrue(ceiling.rate() > 0, flow + " at " + size);

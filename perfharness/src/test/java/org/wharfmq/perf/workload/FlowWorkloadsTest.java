@@ -70,6 +70,8 @@ class FlowWorkloadsTest {
             assertEquals(2, steps.size(), "the flow and its ceiling");
             assertEquals(RunCommand.plainLoop(w.flow(), false), steps.get(1).target());
             assertTrue(steps.get(1).medianRate() > 0);
+            assertEquals(w.flow().loopWithMessaging(), progress.stream().anyMatch(l -> l.contains("by CPU per "
+                    + "operation: the loop's JVM")), "a loop with messaging is set beside the flow by CPU: " + progress);
         } else if (w == Workload.F_PASS) {
             assertEquals(1, steps.size(), "F-PASS does no work of its own: no ceiling");
         } else {

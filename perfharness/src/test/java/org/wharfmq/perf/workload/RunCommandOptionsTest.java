@@ -67,6 +67,18 @@ class RunCommandOptionsTest {
     }
 
     @Test
+    void databaseChoosesTheDatabaseOfTheDatabaseWorkloadsOnly() {
+        assertEquals("h2", RunCommand.parse(new String[] {"F-DB-UPDATE"}, false).database(), "an embedded H2 by default");
+        assertEquals("postgres", RunCommand.parse(new String[] {"F-DB-RETRIEVE", "--database", "postgres"}, false).database());
+        assertEquals("--database mysql: use h2 (an embedded H2, the default) or postgres (a PostgreSQL server started "
+                + "for the run)", assertThrows(OptionException.class,
+                () -> RunCommand.parse(new String[] {"F-DB-INSERT", "--database", "mysql"}, false)).getMessage());
+        assertEquals("--database chooses the database of the F-DB-* workloads: F-PARSE uses none",
+                assertThrows(OptionException.class,
+                        () -> RunCommand.parse(new String[] {"F-PARSE", "--database", "postgres"}, false)).getMessage());
+    }
+
+    @Test
     void compareRunsWharfThenThePeer() {
         assertEquals(List.of(Target.WHARF, Target.ARTEMIS), RunCommand.parse(new String[] {"RR-4"}, true).targets());
         assertEquals(List.of(Target.WHARF, Target.CLASSIC), RunCommand.parse(new String[] {"RR-4", "--peer", "classic"}, true).targets());
