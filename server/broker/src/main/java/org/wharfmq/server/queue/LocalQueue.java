@@ -3,6 +3,7 @@ package org.wharfmq.server.queue;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufAllocator;
 import org.wharfmq.protocol.frame.ErrorCode;
+import org.wharfmq.protocol.message.MessageHeaders;
 import org.wharfmq.protocol.selector.Selector;
 import org.wharfmq.server.LockOrder;
 import org.wharfmq.server.OrderedLock;
@@ -17,6 +18,8 @@ import java.util.List;
 import java.util.concurrent.Executor;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.BooleanSupplier;
 import java.util.function.IntConsumer;
 
 /**
@@ -49,6 +52,13 @@ import java.util.function.IntConsumer;
  * A registered consumer with credit never has a matching message waiting on the lists: every change that could
  * break this (a message arrives or comes back, a consumer registers or gains credit) dispatches at once. That is
  * what makes direct hand-over FIFO-correct.
+ *
+ * <h2>Hand-off</h2>
+ * A transmission queue's sender channel, while it streams non-persistent messages, may take one as it is put, before
+ * the queue does ({@link HandOff}, {@link #handOver}): it spends its consumer's credit for it under the lock, and only
+ * while nothing waits here and its consumer holds no delivery it has not sent ({@link #spendForHandOff}), so the
+ * message overtakes none and what the channel holds unconfirmed stays within its credit. It counts in the depth until
+ * the channel settles it ({@link #settleHandedOver}).
  *
  * <h2>Memory</h2>
  * When the queue's memory budget or the server's is spent, a send meets the queue's policy: {@code fail} refuses it in
@@ -113,6 +123,8 @@ public final class LocalQueue {
     private final QueueLife life;
 
     private long nextSequence = 1;
+    /** What takes a non-persistent message as it is put, before the queue ({@link #handOver}); null: nothing. */
+    private final AtomicReference<HandOff> handOff = new AtomicReference<>();
 
     /**
      * A queue defined in the configuration, on the system clock.
@@ -575,6 +587,81 @@ public final class LocalQueue {
      */
     void removeDeadLettered(QueuedMessage message) {
         leave(message, Departure.DEAD_LETTERED);
+    }
+
+    // ---- a message handed over as it is put ----
+
+    /**
+     * Lets {@code taker} take the non-persistent messages put to this queue before the queue does ({@link #handOver}),
+     * in place of any other; it spends its consumer's credit for each ({@link #spendForHandOff}).
+     */
+    public void startHandOff(HandOff taker) {
+        handOff.set(taker);
+    }
+
+    /** Ends {@code taker}'s hand-off, unless another has replaced it. */
+    public void endHandOff(HandOff taker) {
+        handOff.compareAndSet(taker, null);
+    }
+
+    /**
+     * Offers a message about to be put here, outside a unit of work (the caller's to know), to the queue's hand-off
+     * ({@link #startHandOff}) before any place is taken for it: one that is non-persistent, due now and not expired.
+     *
+     * @return whether the hand-off took {@code content} (which it then owns); false: put it as any message
+     */
+    public boolean handOver(ByteBuf content, MessageHeaders headers) {
+        HandOff taker = handOff.get();
+        if (taker == null || headers.persistent() || headers.deliveryTime() > 0) {
+            return false;
+        }
+        long expiration = headers.expiration();
+        if (expiration != 0 && clock.millis() >= expiration) {
+            return false; // the queue discards it
+        }
+        return taker.take(content);
+    }
+
+    /**
+     * For a message the hand-off of {@code consumer} (its taker, registered here) takes: spends one of the consumer's
+     * credit, as a delivery would, so that what it holds unsettled stays within its credit, and counts the message in
+     * the depth until {@link #settleHandedOver}. Only while nothing waits here and {@code nothingDelivered} says the
+     * consumer holds no delivery it has not sent (asked under the lock, under which deliveries are made: so the message
+     * overtakes none), and the queue would take it (not deleted, below its depth limit).
+     *
+     * @return whether it may take the message; false: it goes on the queue
+     */
+    public boolean spendForHandOff(QueueConsumer consumer, BooleanSupplier nothingDelivered) {
+        lock.lock();
+        try {
+            if (life.deleted() || paging.hasPaged() || !dispatch.nothingWaits() || !consumer.window().hasCredit()
+                    || !nothingDelivered.getAsBoolean() || accounting.full()) {
+                return false;
+            }
+            consumer.window().spend();
+            accounting.countEnqueued();
+            accounting.raiseDepth();
+            return true;
+        } finally {
+            unlock();
+        }
+    }
+
+    /** {@code count} messages handed over ({@link #spendForHandOff}) have left for good: out of the depth. */
+    public void settleHandedOver(int count) {
+        if (count == 0) {
+            return;
+        }
+        lock.lock();
+        try {
+            for (int i = 0; i < count; i++) {
+                accounting.countDequeued();
+                accounting.lowerDepth();
+            }
+            life.noteIfUnused();
+        } finally {
+            unlock();
+        }
     }
 
     // ---- consumers ----

@@ -303,6 +303,11 @@ public final class BrokerSession {
         consumer.closed();
     }
 
+    /** The open consumer {@code consumerId}, or null; on the event loop. */
+    ServerConsumer consumer(int consumerId) {
+        return consumers.get(consumerId);
+    }
+
     /** CREDIT: the consumer or browser may be sent {@code credit} more messages. */
     public void addCredit(int consumerId, int credit) {
         ServerConsumer consumer = consumers.get(consumerId);
@@ -413,6 +418,11 @@ public final class BrokerSession {
                 return;
             }
             message = accept(content, headers);
+            if (message == null) { // handed to its transmission queue's channel as it was put: on its way already
+                producers.handled(length, null);
+                replies.ok(requestId);
+                return;
+            }
         } catch (WharfException e) {
             content.release();
             sendFailed(requestId, producerId, e);
@@ -516,6 +526,7 @@ public final class BrokerSession {
                 && DEAD_LETTER_QUEUE.equals(headers.destination());
     }
 
+    /** The message's place on its queue; null when the transmission queue's hand-off took it (a non-persistent one). */
     private QueuedMessage accept(ByteBuf content, MessageHeaders headers) {
         while (true) {
             WireDestination destination = headers.destination();
@@ -543,7 +554,8 @@ public final class BrokerSession {
      * A message for another queue manager: a copy of its headers with the transmission header, over its body (not
      * copied), on the transmission queue; {@code content} is released once the copy has its place there. A name
      * qualified by the queue manager ({@code QM2/ORDERS}) needs the send permission on the transmission queue too,
-     * as IBM MQ checks it.
+     * as IBM MQ checks it. Outside a unit of work, a non-persistent message may go past the queue to the channel that
+     * streams its messages ({@link LocalQueue#handOver}): then null.
      */
     private QueuedMessage toTransmissionQueue(ByteBuf content, MessageHeaders headers,
                                               QueueNameResolver.Resolution resolution) {
@@ -554,8 +566,13 @@ public final class BrokerSession {
         ByteBuf wrapped = TransmissionHeader.wrap(channel.alloc(), content, resolution.queueManager(),
                 resolution.remoteQueue(), queueManager.resolver().queueManagerName());
         try {
-            QueuedMessage message = new QueuedMessage(queue, wrapped,
-                    TransmissionHeader.headersOf(wrapped, headers, resolution.remoteQueue()));
+            MessageHeaders wrappedHeaders = TransmissionHeader.headersOf(wrapped, headers, resolution.remoteQueue());
+            if (transaction == null && queue.handOver(wrapped, wrappedHeaders)) {
+                wrapped = null; // the channel's now
+                content.release();
+                return null;
+            }
+            QueuedMessage message = new QueuedMessage(queue, wrapped, wrappedHeaders);
             if (!queue.reserve(message)) {
                 throw new WharfException(ErrorCode.UNKNOWN_DESTINATION, "Transmission queue '" + queue.name()
                         + "' was deleted while the message was put to it: define it again.");
@@ -563,7 +580,9 @@ public final class BrokerSession {
             content.release();
             return message;
         } catch (RuntimeException e) {
-            wrapped.release();
+            if (wrapped != null) {
+                wrapped.release();
+            }
             throw e;
         }
     }

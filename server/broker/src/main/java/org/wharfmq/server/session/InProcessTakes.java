@@ -10,6 +10,7 @@ import org.wharfmq.protocol.frame.WireXid;
 import org.wharfmq.protocol.message.WireDestination;
 import org.wharfmq.server.WharfException;
 import org.wharfmq.server.config.ServerConfig;
+import org.wharfmq.server.queue.HandOff;
 import org.wharfmq.server.queue.QueueManager;
 import org.wharfmq.server.security.AccessControl;
 import org.wharfmq.server.security.ConnectionAccess;
@@ -25,6 +26,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.locks.LockSupport;
+import java.util.function.BooleanSupplier;
 import java.util.function.IntConsumer;
 import java.util.function.Predicate;
 
@@ -44,7 +46,9 @@ import java.util.function.Predicate;
  * ({@link #consume}, {@link #prepare}, {@link #commit}, {@link #rollback}, {@link #close}) waits for its answer (the
  * journal's, for a prepare or a commit); credit and acknowledgements do not wait, and the loop runs them in the order
  * they were made, before any later request. A {@link #takeAsDelivered} taker runs on the delivering threads instead,
- * and may {@link #poll} and acknowledge there, one thread at a time (the caller's own lock sees to that).
+ * and may {@link #poll} and acknowledge there, one thread at a time (the caller's own lock sees to that); so does a
+ * {@link #startHandOff} taker, on the threads that put a message, which it may take past the queue
+ * ({@link #spendForHandOff}) under the same lock.
  */
 public final class InProcessTakes implements AutoCloseable {
 
@@ -77,6 +81,10 @@ public final class InProcessTakes implements AutoCloseable {
     private volatile Runnable directTaker;
     /** The session: made, used and closed on {@link #loop} alone. */
     private BrokerSession session;
+    /** Whether nothing delivered waits here: asked under the queue's lock, under which deliveries arrive. */
+    private final BooleanSupplier nothingArrived = arrivals::isEmpty;
+    /** The session's consumer once {@link #consume} opened it (on the loop): whose credit a hand-off spends. */
+    private volatile ServerConsumer consumer;
 
     private InProcessTakes(Channel channel, XaBranches xaBranches, AccessControl control) {
         this.channel = channel;
@@ -105,8 +113,40 @@ public final class InProcessTakes implements AutoCloseable {
      * {@link #credit} gives more; they come to {@link #next} in the queue's order.
      */
     public void consume(String queue, int credit, long timeoutMillis) throws InterruptedException {
-        call("Taking the messages of queue '" + queue + "'", id -> session.openConsumer(new Frame.CreateConsumer(id,
-                SESSION, CONSUMER, WireDestination.queue(queue), null, credit, 0, null)), timeoutMillis);
+        call("Taking the messages of queue '" + queue + "'", id -> {
+            session.openConsumer(new Frame.CreateConsumer(id, SESSION, CONSUMER, WireDestination.queue(queue), null,
+                    credit, 0, null));
+            consumer = session.consumer(CONSUMER);
+        }, timeoutMillis);
+    }
+
+    /**
+     * Lets {@code taker} take the non-persistent messages put to the consumer's queue as they are put, past the queue
+     * ({@link org.wharfmq.server.queue.LocalQueue#handOver}), until {@link #endHandOff}. After {@link #consume}.
+     */
+    public void startHandOff(HandOff taker) {
+        consumer.queue().startHandOff(taker);
+    }
+
+    /** Ends {@code taker}'s hand-off ({@link #startHandOff}); nothing when the consumer was never opened. */
+    public void endHandOff(HandOff taker) {
+        ServerConsumer c = consumer;
+        if (c != null) {
+            c.queue().endHandOff(taker);
+        }
+    }
+
+    /**
+     * For a message the hand-off takes, on the thread that puts it: spends one of the consumer's credit, when nothing
+     * waits on the queue or here ({@link #poll} and {@link #next} have taken every delivery: asked under the queue's
+     * lock, under which deliveries arrive) that it would overtake
+     * ({@link org.wharfmq.server.queue.LocalQueue#spendForHandOff}). For the one thread that may {@link #poll}.
+     * Settle it with {@link #acknowledge}'s {@code handedOver}.
+     *
+     * @return whether it may take the message
+     */
+    public boolean spendForHandOff() {
+        return consumer.queue().spendForHandOff(consumer, nothingArrived);
     }
 
     /** The event loop of the session, where {@link #credit}, {@link #acknowledge} and the requests run. */
@@ -204,13 +244,22 @@ public final class InProcessTakes implements AutoCloseable {
     }
 
     /**
-     * Takes the messages handed over up to delivery {@code lastDeliveryId} off the queue for good, outside any unit of
-     * work (non-persistent ones: no journal write), and gives their {@code credit} back. Does not wait.
+     * Takes the messages delivered up to delivery {@code lastDeliveryId} (negative: none) off the queue for good,
+     * outside any unit of work (non-persistent ones: no journal write), settles {@code handedOver} messages a hand-off
+     * took ({@link #spendForHandOff}), and gives their {@code credit} back (the deliveries' and the hand-off's). Does
+     * not wait.
      */
-    public void acknowledge(long lastDeliveryId, int credit) {
-        List<Frame.Consumed> consumed = List.of(new Frame.Consumed(CONSUMER, lastDeliveryId));
+    public void acknowledge(long lastDeliveryId, int credit, int handedOver) {
+        List<Frame.Consumed> consumed = lastDeliveryId < 0 ? List.of()
+                : List.of(new Frame.Consumed(CONSUMER, lastDeliveryId));
+        ServerConsumer handingOff = consumer;
         loop.execute(() -> {
-            session.acknowledge(0, consumed);
+            if (!consumed.isEmpty()) {
+                session.acknowledge(0, consumed);
+            }
+            if (handedOver > 0) {
+                handingOff.queue().settleHandedOver(handedOver);
+            }
             session.addCredit(CONSUMER, credit);
         });
     }

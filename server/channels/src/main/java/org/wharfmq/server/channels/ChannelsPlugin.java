@@ -49,9 +49,18 @@ public final class ChannelsPlugin implements ServerPlugin {
         return running.messagesSent(name);
     }
 
-    /** How many messages sender {@code name} sent outside the batches from the threads that delivered them. */
-    long messagesSentAsDelivered(String name) {
-        return running.sender(name).messagesSentAsDelivered();
+    /**
+     * How many messages sender {@code name} sent outside the batches from the threads that put them: as its
+     * transmission queue delivered them, or past it.
+     */
+    long messagesSentByTheirPutters(String name) {
+        SenderChannel sender = running.sender(name);
+        return sender.messagesSentAsDelivered() + sender.messagesHandedOver();
+    }
+
+    /** How many messages sender {@code name} sent past its transmission queue, from the threads that put them. */
+    long messagesHandedOver(String name) {
+        return running.sender(name).messagesHandedOver();
     }
 
     /**

@@ -12,6 +12,7 @@ import org.wharfmq.protocol.message.MessageHeaders;
 import org.wharfmq.protocol.message.MessageReader;
 import org.wharfmq.server.Configuration;
 import org.wharfmq.server.ServerPlugin.Host;
+import org.wharfmq.server.queue.HandOff;
 import org.wharfmq.server.session.InProcessTakes;
 import org.wharfmq.server.session.InProcessTakes.Taken;
 import org.wharfmq.server.transport.NativeTransport;
@@ -29,9 +30,11 @@ import java.util.concurrent.locks.ReentrantLock;
 
 /**
  * A sender channel: moves the messages of its transmission queue, in order, to the receiver of the same name on the
- * partner queue manager, in batches. Runs on a thread of its own ({@code wharf-channel-NAME}), which owns every field
- * but {@link #status} while it holds {@link #turn}: always, but while it waits in a stream of FAST messages
- * ({@link #stream}), when the threads that deliver them may send them ({@link #takeAsDelivered}).
+ * partner queue manager, in batches. Runs on a thread of its own ({@code wharf-channel-NAME}). Whoever holds
+ * {@link #turn} owns the partner connection's writes and every field but the volatile ones (the single writer): the
+ * channel's thread, always, but while it waits in a stream of FAST messages ({@link #stream}), when the threads that
+ * deliver them ({@link #takeAsDelivered}) or put them ({@link #handOver}) may take it to send them; the methods that
+ * write or settle assert it.
  *
  * <p>It takes its transmission queue inside the queue manager, through an in-process XA session of the queue
  * manager's own ({@link InProcessTakes}): each message comes to the channel's thread as the queue hands it over, with
@@ -53,7 +56,9 @@ import java.util.concurrent.locks.ReentrantLock;
  * session and its writes never block ({@link NetworkLoop}), so such a stream is sent by the threads that put its messages on the
  * transmission queue, as they are delivered ({@link #takeAsDelivered}): no thread is woken per message, the channel's
  * thread waits until a message must go in a batch, the acknowledgement is due, or nothing comes for the disconnect
- * interval; a burst is written and flushed once. Once the queue has stayed empty for
+ * interval; a burst is written and flushed once. While it waits so, a message put when the queue has nothing for the
+ * channel goes past the queue: the thread that puts it writes it at once ({@link #handOver}, the queue's
+ * {@link HandOff}), after anything the queue had delivered to the channel and not yet sent, spending the same credit. Once the queue has stayed empty for
  * {@link ChannelConfiguration#FAST_SETTLE_MILLIS} after it, or half the credit has gone since the last ask, the sender
  * asks the partner to confirm what went (CHANNEL_FAST_CONFIRM, answered in order once the receiver has read them), and
  * acknowledges it on the transmission queue (outside a branch) at the partner's OK. Until then each holds the
@@ -101,6 +106,10 @@ final class SenderChannel implements Runnable {
     private boolean waitsLong;
     /** The messages {@link #takeAsDelivered} sent (tests read it). */
     private final LongAdder sentAsDelivered = new LongAdder();
+    /** The messages {@link #handOver} sent, past the transmission queue (tests read it). */
+    private final LongAdder sentHandedOver = new LongAdder();
+    /** The transmission queue's hand-off while the channel takes it ({@link #handOver}). */
+    private final HandOff handOff = this::handOver;
     private volatile boolean stopping;
     private volatile State status = State.STARTING;
     /** Why the channel stopped by itself (its partner cannot take a batch), and the fix; null otherwise. */
@@ -125,8 +134,12 @@ final class SenderChannel implements Runnable {
      * their acknowledgement returns, and so at most the credit. What a connection lost unnoticed may swallow.
      */
     private int unsettled;
+    /** Of {@link #unsettled}, those {@link #handOver} took past the queue: no delivery of it, counted in its depth. */
+    private int unsettledHandedOver;
     /** Of {@link #unsettled}, those sent since the last CHANNEL_FAST_CONFIRM went: no confirmation asked yet. */
     private int unconfirmed;
+    /** Of {@link #unconfirmed}, those {@link #handOver} took. */
+    private int unconfirmedHandedOver;
     /** The CHANNEL_FAST_CONFIRMs on their way, oldest first (the partner answers them in order). */
     private final Deque<Confirming> confirming = new ArrayDeque<>(2);
     /**
@@ -142,8 +155,11 @@ final class SenderChannel implements Runnable {
     private record Reported(long sequence, long batchId) {
     }
 
-    /** A CHANNEL_FAST_CONFIRM on its way: its answer confirms {@code count} deliveries, up to {@code upTo}. */
-    private record Confirming(long upTo, int count, PendingRequests.Request answer) {
+    /**
+     * A CHANNEL_FAST_CONFIRM on its way: its answer confirms {@code count} messages, the deliveries up to {@code upTo}
+     * (-1: none) and {@code handedOver} taken past the queue.
+     */
+    private record Confirming(long upTo, int count, int handedOver, PendingRequests.Request answer) {
     }
 
     SenderChannel(ChannelDefinition definition, Host host, String queueManager, SenderResets resets) {
@@ -184,6 +200,11 @@ final class SenderChannel implements Runnable {
         return sentAsDelivered.sum();
     }
 
+    /** How many messages the threads that put them sent past the transmission queue ({@link #handOver}). */
+    long messagesHandedOver() {
+        return sentHandedOver.sum();
+    }
+
     /** Test hooks ({@link #afterPrepare}, {@link #afterConfirm}). */
     void hooks(Runnable afterPrepare, Runnable afterConfirm) {
         this.afterPrepare = afterPrepare;
@@ -211,6 +232,7 @@ final class SenderChannel implements Runnable {
                     }
                     // only now: a batch rolled back returns to the head of the queue before this consumer takes any
                     local.consume(definition.transmissionQueue(), credit(definition), definition.connectTimeoutMillis());
+                    local.startHandOff(handOff); // taken only while this thread waits in a stream ({@link #stream})
                 }
                 status = State.WAITING;
                 Taken first = local.next(-1);
@@ -329,12 +351,18 @@ final class SenderChannel implements Runnable {
     }
 
     private void writeOutsideBatch(Taken d) {
-        long bytes = d.message().readableBytes(); // before the frame owns it
         unsettledUpTo = d.deliveryId();
+        writeFast(d.message());
+    }
+
+    /** Writes {@code message} outside the batches, unconfirmed and holding a credit until the partner confirms it. */
+    private void writeFast(ByteBuf message) {
+        assert turn.isHeldByCurrentThread() : "the partner connection's writer holds the turn";
+        long bytes = message.readableBytes(); // before the frame owns it
         unsettled++;
         unconfirmed++;
         lastOutsideBatchNanos = System.nanoTime();
-        partner.write(new Frame.ChannelFastMessage(d.message())); // as stored; the frame owns it
+        partner.write(new Frame.ChannelFastMessage(message)); // as stored; the frame owns it
         sent.addOutsideBatch(bytes);
     }
 
@@ -395,25 +423,85 @@ final class SenderChannel implements Runnable {
             if (!streaming) {
                 return;
             }
-            Taken d;
-            while ((d = local.poll(this::goesAsDelivered)) != null) {
-                writeOutsideBatch(d); // into a connection lost unnoticed: unconfirmed, it holds the credit
-                sentAsDelivered.increment();
-                if (unconfirmed >= settleEvery) {
-                    askConfirmation();
-                }
-            }
-            settleConfirmed();
-            if (waitsLong && unsettled > 0) {
-                waitsLong = false;
-                wake = true; // to ask their confirmation once the queue stays empty the settle delay
-            }
+            sendDelivered();
+            wake = settledAndDue();
         } finally {
             turn.unlock();
         }
         if (wake) {
             LockSupport.unpark(thread); // a permit: not lost if it has not parked yet
         }
+    }
+
+    /**
+     * The transmission queue's {@link HandOff}: runs on the thread that puts a non-persistent message for the partner
+     * (an event loop of this queue manager, with no lock held) while the channel's thread waits in {@link #stream}.
+     * Sends first what the queue delivered to the channel and is not sent yet ({@link #sendDelivered}), then, when
+     * nothing is left there nor waits on the queue and the channel has credit for it ({@link InProcessTakes#spendForHandOff}),
+     * writes {@code message} to the partner outside the batches, past the queue: no place on it, no delivery, no
+     * acknowledgement of its own. Counted and confirmed as one delivered (CHANNEL_FAST_CONFIRM), it holds a credit
+     * until its confirmation, so the credit still bounds what a lost connection may swallow. Never blocks.
+     *
+     * @return whether it took {@code message}; false leaves it to the queue (the channel busy, the partner connection
+     * lost, a message the partner does not read, something queued before it, no credit)
+     */
+    private boolean handOver(ByteBuf message) {
+        if (!streaming || !turn.tryLock()) {
+            return false;
+        }
+        boolean taken = false;
+        boolean wake = false;
+        try {
+            if (!streaming || !fast || !partner.isOpen() || !fits(message)) {
+                return false;
+            }
+            sendDelivered(); // never overtaken: what the queue delivered first goes first
+            if (local.spendForHandOff()) {
+                unsettledHandedOver++;
+                unconfirmedHandedOver++;
+                writeFast(message);
+                sentHandedOver.increment();
+                if (unconfirmed >= settleEvery) {
+                    askConfirmation();
+                }
+                taken = true;
+            }
+            wake = settledAndDue();
+        } finally {
+            turn.unlock();
+        }
+        if (wake) {
+            LockSupport.unpark(thread); // a permit: not lost if it has not parked yet
+        }
+        return taken;
+    }
+
+    /**
+     * Writes the non-persistent messages at the head of what the queue delivered outside the batches, asking the
+     * partner to confirm them once half the credit is out since the last ask. Holding the turn.
+     */
+    private void sendDelivered() {
+        Taken d;
+        while ((d = local.poll(this::goesAsDelivered)) != null) {
+            writeOutsideBatch(d); // into a connection lost unnoticed: unconfirmed, it holds the credit
+            sentAsDelivered.increment();
+            if (unconfirmed >= settleEvery) {
+                askConfirmation();
+            }
+        }
+    }
+
+    /**
+     * Settles what the partner confirmed; true when the channel's thread, waiting for the disconnect interval, is to
+     * wake to ask the confirmation of what went since once the queue stays empty the settle delay. Holding the turn.
+     */
+    private boolean settledAndDue() {
+        settleConfirmed();
+        if (waitsLong && unsettled > 0) {
+            waitsLong = false;
+            return true;
+        }
+        return false;
     }
 
     private boolean goesAsDelivered(Taken d) {
@@ -456,12 +544,16 @@ final class SenderChannel implements Runnable {
      * and replies), costs no frame, and no wake-up of a loop, per message.
      */
     private void askConfirmation() {
+        assert turn.isHeldByCurrentThread() : "the partner connection's writer holds the turn";
         if (unconfirmed == 0) {
             return;
         }
         PendingRequests.Request answer = partner.send(Frame.ChannelFastConfirm::new);
-        confirming.addLast(new Confirming(unsettledUpTo, unconfirmed, answer));
+        boolean anyDelivered = unconfirmed > unconfirmedHandedOver;
+        confirming.addLast(new Confirming(anyDelivered ? unsettledUpTo : -1, unconfirmed, unconfirmedHandedOver,
+                answer));
         unconfirmed = 0;
+        unconfirmedHandedOver = 0;
         answer.answer().whenComplete(this::confirmed);
     }
 
@@ -491,11 +583,13 @@ final class SenderChannel implements Runnable {
      * answered OK yet.
      */
     private void settleConfirmed() {
+        assert turn.isHeldByCurrentThread() : "the channel's fields are the turn holder's";
         Confirming head;
         while ((head = confirming.peekFirst()) != null && answeredOk(head.answer())) {
             confirming.removeFirst();
-            local.acknowledge(head.upTo(), head.count());
+            local.acknowledge(head.upTo(), head.count(), head.handedOver());
             unsettled -= head.count();
+            unsettledHandedOver -= head.handedOver();
         }
     }
 
@@ -531,13 +625,16 @@ final class SenderChannel implements Runnable {
      * those it swallowed unnoticed are lost, as FAST allows, never sent twice. At most the credit.
      */
     private void dropOutsideBatch() {
+        assert turn.isHeldByCurrentThread() : "the channel's fields are the turn holder's";
         confirming.clear();
         unconfirmed = 0;
+        unconfirmedHandedOver = 0;
         if (unsettled == 0) {
             return;
         }
-        local.acknowledge(unsettledUpTo, unsettled);
+        local.acknowledge(unsettled > unsettledHandedOver ? unsettledUpTo : -1, unsettled, unsettledHandedOver);
         unsettled = 0;
+        unsettledHandedOver = 0;
         unsettledUpTo = -1;
     }
 
@@ -569,6 +666,7 @@ final class SenderChannel implements Runnable {
      * for the partner's answer; null for an empty batch.
      */
     private Outstanding send(List<Taken> batch) throws Exception {
+        assert turn.isHeldByCurrentThread() : "the partner connection's writer holds the turn";
         if (batch.isEmpty()) {
             return null;
         }
@@ -705,6 +803,7 @@ final class SenderChannel implements Runnable {
 
     private void closeLocal() {
         if (local != null) {
+            local.endHandOff(handOff);
             dropOutsideBatch(); // before the close: what went outside the batches must not come back to go twice
             local.close();
             local = null;

@@ -67,8 +67,14 @@ class ChannelFastTest {
 
     /** QM1 whose sender TO.QM2 asks for {@code speed} and reaches QM2 at {@code url}. */
     private void startQm1(ChannelDefinition.NonPersistentSpeed speed, String url, int batchSize) throws Exception {
+        startQm1(speed, url, batchSize, 300);
+    }
+
+    /** QM1 whose sender TO.QM2 asks for {@code speed}, reaches QM2 at {@code url} and beats every {@code heartbeat} ms. */
+    private void startQm1(ChannelDefinition.NonPersistentSpeed speed, String url, int batchSize, int heartbeat)
+            throws Exception {
         qm1Channels = new ChannelsPlugin(new ChannelSettings(List.of(ChannelDefinition.sender("TO.QM2", url, "QM2",
-                null, null).withBatchSize(batchSize).withTimes(50, 60_000).withHeartbeat(300)
+                null, null).withBatchSize(batchSize).withTimes(50, 60_000).withHeartbeat(heartbeat)
                 .withNonPersistentSpeed(speed))));
         qm1 = servers.keep(TestServer.start(c -> c.name("QM1").autoCreate(false)
                 .queue(QueueDefinition.transmissionQueue("QM2"))
@@ -113,10 +119,12 @@ class ChannelFastTest {
         assertEquals(0, received.batches(), "no batch: " + received);
         assertEquals(0, sent.batches(), "no batch: " + sent);
         assertEquals(0, received.sequence(), "they count in no sequence number: " + received);
-        // the 120 after the first went from the threads that put them on the transmission queue (QM1's event loops),
-        // not from the channel's thread woken per message: all but those that came while that thread was awake
-        long asDelivered = qm1Channels.messagesSentAsDelivered("TO.QM2");
-        assertTrue(asDelivered >= 60 && asDelivered <= 120, "sent as delivered: " + asDelivered + " of 120");
+        // the 120 after the first went from the threads that put them for QM2 (QM1's event loops), past the
+        // transmission queue or as it delivered them, not from the channel's thread woken per message: all but those
+        // that came while that thread was awake
+        long byPutters = qm1Channels.messagesSentByTheirPutters("TO.QM2");
+        assertTrue(byPutters >= 60 && byPutters <= 120, "sent by the threads that put them: " + byPutters + " of 120");
+        assertTrue(qm1Channels.messagesHandedOver("TO.QM2") > 0, "none went past the queue");
         assertTrue(qm1.server().management().preparedBranches().isEmpty());
         // not one journal record, let alone a forced write, on either queue manager
         assertEquals(qm1Before.records(), qm1.server().management().journal().records(), "QM1 wrote to its journal");
@@ -170,6 +178,29 @@ class ChannelFastTest {
         List<ConnectionInfo> inVm = qm1.server().management().connections().stream()
                 .filter(c -> "vm".equals(c.transport())).toList();
         assertTrue(inVm.isEmpty(), "the sender took its transmission queue as an in-VM client: " + inVm);
+    }
+
+    /** A producer of non-persistent messages on QM1's session {@code session}, and the consumer of ORDERS on QM2. */
+    private record Stream(Session session, MessageProducer producer, MessageConsumer orders) {
+        void send(int i, int deliveryMode) throws Exception {
+            producer.send(session.createTextMessage("order " + i), deliveryMode, 4, 0);
+        }
+    }
+
+    /**
+     * Starts the channel with "order -1" and returns once the partner has confirmed it and it left the transmission
+     * queue: the channel's thread waits in its stream of FAST messages.
+     */
+    private Stream streaming() throws Exception {
+        Session onQm1 = servers.connect(qm1.server().tcpUrl()).createSession(false, Session.AUTO_ACKNOWLEDGE);
+        MessageProducer producer = onQm1.createProducer(onQm1.createQueue("ORDERS"));
+        producer.setDeliveryMode(DeliveryMode.NON_PERSISTENT);
+        Session onQm2 = servers.connect(qm2.server().tcpUrl()).createSession(false, Session.AUTO_ACKNOWLEDGE);
+        Stream stream = new Stream(onQm1, producer, onQm2.createConsumer(onQm2.createQueue("ORDERS")));
+        stream.send(-1, DeliveryMode.NON_PERSISTENT); // the channel starts
+        assertEquals("order -1", ((TextMessage) ChannelServers.next(stream.orders())).getText());
+        ChannelServers.await(qm1Channels, s -> Long.valueOf(0).equals(s.transmissionQueueDepth()));
+        return stream;
     }
 
     /** The bytes QM2 has read from the in-VM connection of its receiver channel TO.QM2. */
@@ -299,6 +330,68 @@ class ChannelFastTest {
     }
 
     @Test
+    void aMessagePutWhileTheChannelStreamsGoesPastTheQueueWithinTheCreditAndOvertakesNoQueuedOne() throws Exception {
+        startQm2(ChannelDefinition.NonPersistentSpeed.FAST);
+        TcpProxy proxy = servers.keep(TcpProxy.start(qm2.server().tcpPort()));
+        // a credit of 10; heartbeats far apart, so that answers held a while are no loss of the connection
+        startQm1(ChannelDefinition.NonPersistentSpeed.FAST, proxy.url(), 10, 60_000);
+        Stream stream = streaming();
+
+        proxy.holdReplies(); // no confirmation comes back, so no credit: the first 10 go, the rest wait on QM1
+        for (int i = 0; i < 30; i++) {
+            stream.send(i, DeliveryMode.NON_PERSISTENT);
+        }
+        // the 10 written count in the depth until confirmed, as the 20 waiting do; not one more is written
+        ChannelStatus held = ChannelServers.await(qm1Channels, s -> Long.valueOf(30).equals(s.transmissionQueueDepth())
+                && s.messages() == 11);
+        long handedOver = qm1Channels.messagesHandedOver("TO.QM2");
+        assertTrue(handedOver >= 1 && handedOver <= 10, "past the queue: " + handedOver + "; " + held);
+        assertEquals(11, qm1Channels.status().get(0).messages(), "written beyond the credit of 10");
+
+        proxy.releaseReplies(); // the credit comes back, and the 20 go as the next 170 are put
+        for (int i = 30; i < 200; i++) {
+            stream.send(i, DeliveryMode.NON_PERSISTENT);
+        }
+        for (int i = 0; i < 200; i++) {
+            assertEquals("order " + i, ((TextMessage) ChannelServers.next(stream.orders())).getText());
+        }
+        ChannelServers.await(qm1Channels, s -> Long.valueOf(0).equals(s.transmissionQueueDepth())
+                && s.messages() == 201);
+        Receive.nothingMore(stream.orders());
+    }
+
+    @Test
+    void fastMessagesPutBesidePersistentOnesKeepEachKindsOrderWhetherQueuedOrPastTheQueue() throws Exception {
+        startQm2(ChannelDefinition.NonPersistentSpeed.FAST);
+        startQm1(ChannelDefinition.NonPersistentSpeed.FAST, qm2.server().tcpUrl(), 4);
+        Stream stream = streaming();
+
+        // every 25th persistent: each takes the channel's thread into a batch, the FAST ones behind it wait on the
+        // queue for the channel, those put while it streams again go past the queue, racing the queued ones
+        for (int i = 0; i < 400; i++) {
+            stream.send(i, i % 25 == 24 ? DeliveryMode.PERSISTENT : DeliveryMode.NON_PERSISTENT);
+        }
+        List<Integer> persistent = new ArrayList<>();
+        List<Integer> nonPersistent = new ArrayList<>();
+        while (persistent.size() + nonPersistent.size() < 400) {
+            Message m = ChannelServers.next(stream.orders());
+            int n = Integer.parseInt(((TextMessage) m).getText().substring("order ".length()));
+            (m.getJMSDeliveryMode() == DeliveryMode.PERSISTENT ? persistent : nonPersistent).add(n);
+        }
+        List<Integer> expectedPersistent = new ArrayList<>();
+        List<Integer> expectedNonPersistent = new ArrayList<>();
+        for (int i = 0; i < 400; i++) {
+            (i % 25 == 24 ? expectedPersistent : expectedNonPersistent).add(i);
+        }
+        assertEquals(expectedPersistent, persistent, "the persistent ones, once each in order");
+        assertEquals(expectedNonPersistent, nonPersistent, "the non-persistent ones, once each in order");
+        ChannelServers.await(qm1Channels, s -> Long.valueOf(0).equals(s.transmissionQueueDepth()));
+        assertTrue(qm1Channels.messagesHandedOver("TO.QM2") > 0, "none went past the queue");
+        assertTrue(qm1.server().management().preparedBranches().isEmpty());
+        Receive.nothingMore(stream.orders());
+    }
+
+    @Test
     void aStreamOfFastMessagesFindsItsConnectionLostAndGoesOnOverANewOne() throws Exception {
         // reset on both sides once the proxy's threads leave their blocking reads (2 ms, more on a busy machine): the
         // sender's link reads the reset at once, but what was handed to it meanwhile is dropped unwritten (24 once
@@ -314,6 +407,8 @@ class ChannelFastTest {
         // it could have written the whole stream into the void; unconfirmed, no more than its credit goes there
         int lost = streamThroughALostConnection(TcpProxy::swallow);
         assertTrue(lost <= 10, "lost more than the credit of 10 (batchSize 10 × pipelineLength 1): " + lost);
+        // the stream went past the transmission queue as it was put, spending the same credit
+        assertTrue(qm1Channels.messagesHandedOver("TO.QM2") > 0, "none went past the queue");
     }
 
     /**
@@ -328,20 +423,13 @@ class ChannelFastTest {
         startQm2(ChannelDefinition.NonPersistentSpeed.FAST);
         TcpProxy proxy = servers.keep(TcpProxy.start(qm2.server().tcpPort()));
         startQm1(ChannelDefinition.NonPersistentSpeed.FAST, proxy.url(), 10);
-        Session onQm1 = servers.connect(qm1.server().tcpUrl()).createSession(false, Session.AUTO_ACKNOWLEDGE);
-        MessageProducer producer = onQm1.createProducer(onQm1.createQueue("ORDERS"));
-        producer.setDeliveryMode(DeliveryMode.NON_PERSISTENT);
-        Session onQm2 = servers.connect(qm2.server().tcpUrl()).createSession(false, Session.AUTO_ACKNOWLEDGE);
-        MessageConsumer orders = onQm2.createConsumer(onQm2.createQueue("ORDERS"));
-        producer.send(onQm1.createTextMessage("order -1")); // the channel starts
-        assertEquals("order -1", ((TextMessage) ChannelServers.next(orders)).getText());
-        // barrier: the partner confirmed it, and it left the transmission queue
-        ChannelServers.await(qm1Channels, s -> Long.valueOf(0).equals(s.transmissionQueueDepth()));
+        Stream stream = streaming();
+        MessageConsumer orders = stream.orders();
 
         loss.accept(proxy);
         List<Integer> arrived = new ArrayList<>();
         for (int i = 0; i < 100; i++) {
-            producer.send(onQm1.createTextMessage("order " + i));
+            stream.send(i, DeliveryMode.NON_PERSISTENT);
         }
         while (arrived.isEmpty() || arrived.get(arrived.size() - 1) < 99) {
             arrived.add(Integer.parseInt(((TextMessage) ChannelServers.next(orders)).getText().substring(6)));

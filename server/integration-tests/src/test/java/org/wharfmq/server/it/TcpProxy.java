@@ -18,7 +18,8 @@ import java.util.concurrent.ConcurrentHashMap;
  * drops every packet, whose loss each end finds only when its heartbeat runs out, and whatever it writes meanwhile
  * goes nowhere.
  * {@link #cut()} and {@link #heal()} take the path down and up again: while cut, every connection is reset, new ones
- * included.
+ * included. {@link #holdReplies()} keeps what the server writes from the client, unlost, until
+ * {@link #releaseReplies()}: a path that is slow one way.
  */
 public final class TcpProxy implements AutoCloseable {
 
@@ -33,6 +34,8 @@ public final class TcpProxy implements AutoCloseable {
     private final Set<Socket> leftOpen = ConcurrentHashMap.newKeySet();
     /** Sockets whose pumps read on but relay nothing ({@link #swallow}). */
     private final Set<Socket> swallowed = ConcurrentHashMap.newKeySet();
+    /** Whether what the servers write waits, read but unrelayed, until {@link #releaseReplies}; guarded by itself. */
+    private final boolean[] holding = {false};
 
     private TcpProxy(ServerSocket listener, int targetPort) {
         this.listener = listener;
@@ -108,8 +111,36 @@ public final class TcpProxy implements AutoCloseable {
         swallowed.addAll(sockets);
     }
 
+    /**
+     * Relays nothing more from the server's side of any connection (what it writes is read and kept) until
+     * {@link #releaseReplies}; the client's side is relayed as before.
+     */
+    public void holdReplies() {
+        synchronized (holding) {
+            holding[0] = true;
+        }
+    }
+
+    /** Relays what the servers wrote meanwhile ({@link #holdReplies}), in order, and what they write from now on. */
+    public void releaseReplies() {
+        synchronized (holding) {
+            holding[0] = false;
+            holding.notifyAll();
+        }
+    }
+
+    /** Returns once replies are relayed ({@link #releaseReplies}). */
+    private void awaitReplies() throws InterruptedException {
+        synchronized (holding) {
+            while (holding[0]) {
+                holding.wait();
+            }
+        }
+    }
+
     @Override
     public void close() throws IOException {
+        releaseReplies();
         listener.close();
         killConnections();
         for (Socket socket : leftOpen) {
@@ -152,7 +183,11 @@ public final class TcpProxy implements AutoCloseable {
             InputStream in = from.getInputStream();
             OutputStream out = to.getOutputStream();
             int n;
+            boolean fromServer = !clientSides.contains(from);
             while ((n = in.read(buffer)) >= 0) {
+                if (fromServer) {
+                    awaitReplies();
+                }
                 if (!swallowed.contains(from)) {
                     out.write(buffer, 0, n);
                     out.flush();
@@ -160,6 +195,8 @@ public final class TcpProxy implements AutoCloseable {
             }
         } catch (IOException e) {
             // one side is gone: the finally below takes the other side down too
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
         } finally {
             if (!leftOpen.contains(from)) {
                 reset(from);
