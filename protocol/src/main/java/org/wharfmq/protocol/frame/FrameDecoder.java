@@ -72,7 +72,8 @@ public final class FrameDecoder extends LengthFieldBasedFrameDecoder {
     @Override
     public void handlerAdded(ChannelHandlerContext ctx) throws Exception {
         super.handlerAdded(ctx);
-        if (ctx.channel().config().getRecvByteBufAllocator() instanceof FrameReads frameReads) {
+        if (ctx.channel().config().getRecvByteBufAllocator() instanceof FrameReads frameReads
+                && frameReads.framesInPlace()) {
             reads = frameReads;
             reads.decoder(this);
         }

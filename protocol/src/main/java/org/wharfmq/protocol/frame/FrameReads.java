@@ -7,19 +7,22 @@ import io.netty.channel.RecvByteBufAllocator;
 import io.netty.util.UncheckedBooleanSupplier;
 
 /**
- * The read buffers of a TCP connection whose bytes go unchanged to its {@link FrameDecoder}: while a large frame is
- * read into its own buffer, the socket is read straight into that buffer's free end ({@link FrameDecoder#readTarget}),
- * so the frame's bytes are not copied out of read buffers, and a read takes all the socket holds, up to the frame's
- * end. Otherwise the channel's own allocator serves (Netty's adaptive one, 64 bytes to 64 KiB), at least
- * {@link #readAtLeast} bytes a read once the connection is known to carry a stream of messages.
+ * The read buffers of a TCP connection. Where its bytes go unchanged to its {@link FrameDecoder} (plain TCP,
+ * {@link #FrameReads(RecvByteBufAllocator)}): while a large frame is read into its own buffer, the socket is read
+ * straight into that buffer's free end ({@link FrameDecoder#readTarget}), so the frame's bytes are not copied out of
+ * read buffers, and a read takes all the socket holds, up to the frame's end. Otherwise, and always under TLS
+ * ({@link #underTls}), whose records are decrypted into other buffers (a record read into the frame's buffer would be
+ * overwritten by the plain text), the channel's own allocator serves (Netty's adaptive one, 64 bytes to 64 KiB), at
+ * least {@link #readAtLeast} bytes a read once the connection is known to carry a stream of messages.
  *
- * <p>Only where the bytes read are the frames' bytes: not under TLS, whose records are decrypted into other buffers
- * (a record read into the frame's buffer would be overwritten by the plain text). One per channel: it knows that
- * channel's decoder, which registers itself ({@link #decoder}). Used on the channel's event loop only.
+ * <p>One per channel: on plain TCP it knows that channel's decoder, which registers itself ({@link #decoder}). Used on
+ * the channel's event loop only.
  */
 public final class FrameReads implements RecvByteBufAllocator {
 
     private final RecvByteBufAllocator general;
+    /** Whether the bytes read are the frames' bytes (no TLS), so a large frame's may be read in place. */
+    private final boolean framesInPlace;
     /** The channel's decoder now (replaced at the handshake), or null. */
     private FrameDecoder decoder;
     /** The least a read takes from now on ({@link #readAtLeast}); 0: what the general allocator guesses. */
@@ -27,7 +30,22 @@ public final class FrameReads implements RecvByteBufAllocator {
 
     /** Reads into large frames' buffers, otherwise as {@code general} (the channel's allocator until now). */
     public FrameReads(RecvByteBufAllocator general) {
+        this(general, true);
+    }
+
+    private FrameReads(RecvByteBufAllocator general, boolean framesInPlace) {
         this.general = general;
+        this.framesInPlace = framesInPlace;
+    }
+
+    /** The reads of a TLS connection: as {@code general} (the channel's allocator until now), above the floor. */
+    public static FrameReads underTls(RecvByteBufAllocator general) {
+        return new FrameReads(general, false);
+    }
+
+    /** Whether a large frame's bytes are read straight into its buffer: the connection has no TLS. */
+    public boolean framesInPlace() {
+        return framesInPlace;
     }
 
     /** {@code decoder} is the channel's decoder from now on. */

@@ -188,6 +188,14 @@ public final class Configuration {
     public static final int CHANNEL_READ_BYTES = 16 * 1024;
 
     /**
+     * The least a read of a TLS channel's connection from another queue manager takes: {@value} bytes (20 KiB), a whole
+     * record (a sending queue manager fills them with up to 16 KiB of frames, 16,406 bytes with the record's header and
+     * tag) and the start of the next, rather than a record's first 16 KiB and its last 22 bytes in a second read.
+     * Netty's pooled allocator serves 16,406 bytes from the 20 KiB size class anyway.
+     */
+    public static final int CHANNEL_TLS_READ_BYTES = 20 * 1024;
+
+    /**
      * Longest a connection may keep its event loop processing frames before the loop serves its other connections,
      * in ns: {@value} (1 ms). See {@link org.wharfmq.server.transport.ReadFairness}.
      */

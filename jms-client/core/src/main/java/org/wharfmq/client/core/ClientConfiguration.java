@@ -148,7 +148,10 @@ public final class ClientConfiguration {
     /** Messages larger than this are written from their own buffer, not copied into the staging one: {@value}. */
     public static final int COPY_LIMIT_BYTES = 64 * 1024;
 
-    /** Size of the buffer a socket write is staged in: {@value}; it grows for a large batch, and is replaced after. */
+    /**
+     * Size of the buffer a socket write is staged in: {@value}; on a blocking link it grows for a large batch, and is
+     * replaced after. A plain link on a {@code NetworkLoop} copies a drain's frames into runs of this size.
+     */
     public static final int STAGED_BUFFER_BYTES = 16 * 1024;
 
     /**
@@ -158,9 +161,9 @@ public final class ClientConfiguration {
     public static final int LOOP_LINK_WATER_MARK_BYTES = 64 * 1024;
 
     /**
-     * The bytes a TLS link on a {@code NetworkLoop} copies its frames into per buffer, each wrapped as one TLS record:
-     * {@value}, the most plaintext a record carries (and Netty's {@code SslHandler} wraps at once). A message longer
-     * than this is not copied.
+     * The bytes a TLS link on a {@code NetworkLoop} copies a drain's frames into per buffer, each wrapped as one TLS
+     * record: {@value}, the most plaintext a record carries (and Netty's {@code SslHandler} wraps at once). Of a
+     * message longer than this only what completes a buffer is copied.
      */
     public static final int TLS_RECORD_BYTES = 16 * 1024;
 

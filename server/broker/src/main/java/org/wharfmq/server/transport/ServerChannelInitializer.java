@@ -21,7 +21,8 @@ import org.wharfmq.server.Configuration;
  *                                        whose limit is maxMessageLength + 64 KiB ({@link #handshakeDone}); a
  *                                        frame of 512 KiB or more is read into a buffer of its size, which the
  *                                        connection keeps for its next (LargeFrameBuffers); on plain TCP the
- *                                        socket is read straight into it (FrameReads)
+ *                                        socket is read straight into it (FrameReads; under TLS FrameReads only
+ *                                        keeps a channel's reads at least one record long)
  * turn        ReadFairness               after 1 ms of one connection's frames, the loop serves the others first
  * encoder     FrameEncoder               Frame records to bytes; message bodies pass through uncopied
  * handshake   HandshakeHandler           HELLO, authentication, HELLO_OK (within the handshake timeout), then adds
@@ -77,6 +78,7 @@ public final class ServerChannelInitializer extends ChannelInitializer<Channel> 
         ChannelPipeline p = ch.pipeline();
         if (sslContext != null) {
             p.addLast(SSL, new TlsRequired(sslContext));
+            ch.config().setRecvByteBufAllocator(FrameReads.underTls(ch.config().getRecvByteBufAllocator()));
         } else if (ch instanceof SocketChannel) { // the bytes read are the frames': a large one is read in place
             ch.config().setRecvByteBufAllocator(new FrameReads(ch.config().getRecvByteBufAllocator()));
         }

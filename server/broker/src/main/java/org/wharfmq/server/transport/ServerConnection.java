@@ -609,7 +609,9 @@ final class ServerConnection extends ChannelInboundHandlerAdapter implements Cli
             inboundChannel = acceptor.open(channelPeer(), f.requestId(), f.channel(), f.queueManager(),
                     f.fastNonPersistent(), f.resetSequence());
             if (channel.config().getRecvByteBufAllocator() instanceof FrameReads reads) {
-                reads.readAtLeast(Configuration.CHANNEL_READ_BYTES); // a stream of messages from now on
+                // a stream of messages from now on
+                reads.readAtLeast(reads.framesInPlace() ? Configuration.CHANNEL_READ_BYTES
+                        : Configuration.CHANNEL_TLS_READ_BYTES);
             }
         } catch (WharfException e) {
             replies.error(f.requestId(), e, 0, 0);

@@ -2,19 +2,16 @@ package org.wharfmq.client.core.transport;
 
 import org.wharfmq.client.core.ClientConfiguration;
 
-import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufAllocator;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
-import io.netty.channel.local.LocalChannel;
 import io.netty.handler.codec.DecoderException;
 import io.netty.handler.ssl.SslHandler;
 import io.netty.handler.timeout.IdleState;
 import io.netty.handler.timeout.IdleStateEvent;
 import io.netty.util.internal.PlatformDependent;
 import org.wharfmq.protocol.frame.Frame;
-import org.wharfmq.protocol.frame.FrameEncoder;
 import org.wharfmq.protocol.frame.HeartbeatIdleHandler;
 
 import javax.net.ssl.SSLException;
@@ -30,13 +27,10 @@ import java.util.concurrent.atomic.AtomicBoolean;
  *
  * <p>Frames from application threads go into a multi-producer queue; the first frame of a batch schedules a
  * drain task on the channel's event loop, which writes everything queued and flushes once. The frames of many
- * threads sharing a connection thus leave together, in the order they were queued. On a TLS link the drain copies
- * them into buffers of one TLS record each ({@link RecordRuns}), which the TLS handler wraps as they are. On a plain
- * socket channel (a link on a {@link NetworkLoop}) the frames of a drain that carry a message of at most
- * {@link ClientConfiguration#COPY_LIMIT_BYTES} are copied, header and message, into one buffer of at least
- * {@link ClientConfiguration#STAGED_BUFFER_BYTES}, as a blocking {@link SocketLink} stages its writes: one outbound
- * entry and one iovec for a burst of them, rather than a header buffer and the message (a composite, on a transmission
- * queue) each.
+ * threads sharing a connection thus leave together, in the order they were queued. On a socket channel (a link on a
+ * {@link NetworkLoop}, plain or TLS) the drain copies them into runs of the link kind's size ({@link FrameRuns}): one
+ * outbound entry, or one TLS record, per run rather than a header buffer and a message buffer per frame. An in-VM
+ * link's frames go as they are.
  */
 final class ChannelLink implements FrameLink {
 
@@ -45,21 +39,17 @@ final class ChannelLink implements FrameLink {
     private final AtomicBoolean drainScheduled = new AtomicBoolean();
     private final AtomicBoolean timerArmed = new AtomicBoolean();
     private final SoonBytes soonBytes = new SoonBytes();
-    /** Room a copied frame takes besides its message: the length, the type and a SEND's or DELIVER's fields. */
-    private static final int FRAME_HEADER_ROOM = 64;
     private final Runnable drain = this::drain;
     private final Runnable timedDrain = () -> {
         timerArmed.set(false);
         drain();
     };
-    /** A TLS link's runs of frames, one record each; null on a plain or in-VM link, whose frames go as they are. */
-    private final RecordRuns runs;
+    /** How a socket link copies a drain's frames into runs; null on an in-VM link, whose frames go as they are. */
+    private final FrameRuns runs;
     private volatile Channel channel;
-    /** Whether a drain copies short messages' frames into one buffer: a socket channel's link (not in-VM). */
-    private boolean copies;
 
-    /** @param runs how a TLS link copies its frames into records; null on a plain or in-VM link */
-    ChannelLink(FrameListener listener, RecordRuns runs) {
+    /** @param runs how a socket link copies a drain's frames into runs; null on an in-VM link */
+    ChannelLink(FrameListener listener, FrameRuns runs) {
         this.listener = listener;
         this.runs = runs;
     }
@@ -71,7 +61,6 @@ final class ChannelLink implements FrameLink {
 
     /** Called once the channel is connected, before anything is written. */
     void connected(Channel connected) {
-        this.copies = !(connected instanceof LocalChannel); // before the volatile write that publishes both
         this.channel = connected;
     }
 
@@ -107,61 +96,19 @@ final class ChannelLink implements FrameLink {
         drainScheduled.set(false);
         soonBytes.sending();
         boolean wrote = false;
-        ByteBuf staged = null;
         for (Frame frame; (frame = pending.poll()) != null; ) {
             if (runs != null) {
                 runs.write(channel, frame);
             } else {
-                staged = writeOrStage(frame, staged);
+                channel.write(frame, channel.voidPromise());
             }
             wrote = true;
         }
         if (wrote) {
             if (runs != null) {
                 runs.end(channel);
-            } else {
-                writeStaged(staged);
             }
             channel.flush();
-        }
-    }
-
-    /**
-     * A plain or in-VM link's frame: staged if a socket channel's frame carries a short message, else written as it is
-     * after what was staged before it. Returns the staging buffer now (null: none).
-     */
-    private ByteBuf writeOrStage(Frame frame, ByteBuf staged) {
-        ByteBuf message = copies ? FrameEncoder.messageOf(frame) : null;
-        if (message != null && message.readableBytes() <= ClientConfiguration.COPY_LIMIT_BYTES) {
-            return stage(frame, message, staged);
-        }
-        writeStaged(staged);
-        channel.write(frame, channel.voidPromise());
-        return null;
-    }
-
-    /**
-     * Copies {@code frame}, whose message is {@code message}, into {@code staged} (written out and replaced by a new
-     * buffer when it has no room for it; null: none yet) and lets go of the message: the buffer it went into.
-     */
-    private ByteBuf stage(Frame frame, ByteBuf message, ByteBuf staged) {
-        int room = FRAME_HEADER_ROOM + message.readableBytes();
-        if (staged == null || staged.writableBytes() < room) {
-            writeStaged(staged);
-            staged = channel.alloc().ioBuffer(Math.max(ClientConfiguration.STAGED_BUFFER_BYTES, room));
-        }
-        try {
-            FrameEncoder.writeHeader(frame, staged);
-            staged.writeBytes(message, message.readerIndex(), message.readableBytes());
-        } finally {
-            message.release(); // the frame's: copied, or refused by its encoding
-        }
-        return staged;
-    }
-
-    private void writeStaged(ByteBuf staged) {
-        if (staged != null) {
-            channel.write(staged, channel.voidPromise());
         }
     }
 

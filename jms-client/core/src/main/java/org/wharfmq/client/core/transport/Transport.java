@@ -8,7 +8,6 @@ import io.netty.channel.ChannelOption;
 import io.netty.channel.WriteBufferWaterMark;
 import io.netty.channel.local.LocalAddress;
 import io.netty.channel.local.LocalChannel;
-import io.netty.handler.ssl.ReferenceCountedOpenSslEngine;
 import io.netty.handler.ssl.SslHandler;
 import io.netty.handler.timeout.IdleStateHandler;
 import io.netty.util.concurrent.Future;
@@ -27,8 +26,8 @@ import java.net.UnknownHostException;
  * Opens the link to a Wharf server. {@code tcp://} and {@code ssl://} get a {@link SocketLink}, or on a
  * {@link NetworkLoop} a {@link ChannelLink} over a Netty socket channel; {@code vm://} gets a {@link ChannelLink} over
  * a Netty local channel. A {@link ChannelLink}'s pipeline is an {@link SslHandler} for {@code ssl://},
- * {@link FrameDecoder}, {@link FrameEncoder} (on a TLS link for the heartbeat's pings alone: its drain copies the
- * other frames into records, {@link RecordRuns}), an {@link IdleStateHandler} (named {@value #IDLE_HANDLER}; idle until
+ * {@link FrameDecoder}, {@link FrameEncoder} (on a socket link for the heartbeat's pings alone: its drain copies the
+ * other frames into runs, {@link FrameRuns}), an {@link IdleStateHandler} (named {@value #IDLE_HANDLER}; idle until
  * the handshake has agreed a heartbeat interval, then replaced by a
  * {@link org.wharfmq.protocol.frame.HeartbeatIdleHandler}) and the link's inbound handler.
  */
@@ -68,8 +67,7 @@ public final class Transport {
                                     NetworkLoop loop) throws ClientException {
         if (loop != null && !address.isInVm()) {
             SslHandler ssl = address.isTls() ? sslHandler(address, tls, connectTimeoutMillis) : null;
-            ChannelLink link = new ChannelLink(listener, ssl == null ? null
-                    : new RecordRuns(ssl.engine() instanceof ReferenceCountedOpenSslEngine));
+            ChannelLink link = new ChannelLink(listener, ssl == null ? FrameRuns.plain() : FrameRuns.tls(ssl));
             Bootstrap bootstrap = new Bootstrap()
                     .group(loop.group())
                     .channel(loop.channelClass())

@@ -84,9 +84,10 @@ class LoopLinkTest {
     }
 
     /**
-     * A burst written before its loop drains: short messages (composites, as a transmission queue holds them) copied
-     * into one buffer, a frame without a message and a message past the copy limit between them written as they are;
-     * every frame arrives whole and in order, and every message's bytes are let go of.
+     * A burst written before its loop drains, copied into runs of the staging size ({@link FrameRuns}): short messages
+     * (composites, as a transmission queue holds them), a frame without a message, and a message longer than a run,
+     * of which what does not complete a run is written as it is; every frame arrives whole and in order, and every
+     * message's bytes are let go of.
      */
     @Test
     void aBurstOfShortMessagesCopiedTogetherArrivesWholeAndInOrderBesideOtherFramesAndEveryMessageIsReleased()
@@ -103,7 +104,7 @@ class LoopLinkTest {
             FrameLink link = Transport.connect(BrokerAddress.tcp("127.0.0.1", server.getLocalPort()), null,
                     new IgnoredFrames(), 5000, new NetworkLoop(loop, NioSocketChannel.class));
             try (Socket peer = accepted.get(10, TimeUnit.SECONDS)) {
-                int large = ClientConfiguration.COPY_LIMIT_BYTES + 1;
+                int large = 4 * ClientConfiguration.STAGED_BUFFER_BYTES + 1;
                 int[] lengths = {2300, 2300, 10, -1, 2300, large, 2300, 7000, 7000, 7000};
                 List<ByteBuf> messages = new ArrayList<>();
                 loop.submit(() -> { // one drain takes them all
@@ -161,7 +162,7 @@ class LoopLinkTest {
 
     /**
      * A TLS link copies a drain's frames into buffers of one record each, splitting frames across them, and passes a
-     * message longer than a record as it is ({@link RecordRuns}): frames of every size, pings and empty messages
+     * message longer than a record as it is ({@link FrameRuns}): frames of every size, pings and empty messages
      * among them, written in one burst to a peer that reads only once the link holds more than it takes, arrive
      * whole, byte for byte, in order.
      */

@@ -4,46 +4,64 @@ import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
 import io.netty.channel.Channel;
 import io.netty.handler.codec.EncoderException;
+import io.netty.handler.ssl.ReferenceCountedOpenSslEngine;
+import io.netty.handler.ssl.SslHandler;
 import org.wharfmq.client.core.ClientConfiguration;
 import org.wharfmq.protocol.frame.Frame;
 import org.wharfmq.protocol.frame.FrameEncoder;
 
 /**
- * How a TLS link on a {@link NetworkLoop} writes its frames: their bytes, header and message together, copied into
- * runs of exactly {@value ClientConfiguration#TLS_RECORD_BYTES} bytes (the most one TLS record carries), the last
- * run of a drain shorter. The {@link io.netty.handler.ssl.SslHandler} then wraps each run as it is, one record per run.
- * Every frame goes this way but the pings of the heartbeat, which the pipeline's encoder writes.
+ * How a link on a {@link NetworkLoop} writes the frames of one drain: their bytes, header and message together, copied
+ * into runs of exactly {@link #runBytes()} bytes, the last run of a drain shorter. The run's size is the link kind's.
+ * On a plain socket it is {@link ClientConfiguration#STAGED_BUFFER_BYTES}, as a blocking {@link SocketLink} stages its
+ * writes: a burst of short frames is one outbound entry and one iovec, rather than a header buffer and a message (a
+ * composite, on a transmission queue) each. Under TLS it is {@link ClientConfiguration#TLS_RECORD_BYTES}, the most one
+ * record carries, and the {@link SslHandler} wraps each run as it is, one record: a burst goes into as few records as
+ * its bytes need, and the handler never joins a header and a message into a new buffer before a wrap. Every frame
+ * goes this way but the heartbeat's pings, which the pipeline's encoder writes.
  *
- * <p>Why: written as {@link FrameEncoder} writes them (a small header buffer, then the message buffer), a frame is two
- * buffers, which the handler's queue joins before each wrap into a new buffer, copying both: an allocation and two
- * copies per record on top of the encoder's own header buffer, list and two pipeline writes per frame. Here a frame
- * costs one copy of its bytes into a buffer that serves every frame of the drain, as a blocking link's staging buffer
- * does. Of a message longer than a record only what completes the run is copied: the run is written whole, then the
- * rest of the message as it is, which the handler wraps in place, record by record.
+ * <p>A frame costs one copy of its bytes into a buffer that serves every frame of the drain. Of a message longer than
+ * a run only what completes the current run is copied: the run is written whole, then the rest of the message as it
+ * is (which a TLS handler wraps in place, record by record).
  *
  * <p>One per link; its event loop's thread only. Every run ends within the drain that began it ({@link #end}), so no
  * bytes wait here between tasks.
  */
-final class RecordRuns {
+final class FrameRuns {
 
-    private static final int RECORD_BYTES = ClientConfiguration.TLS_RECORD_BYTES;
     /** A header buffer that grew past this (a frame with a long payload) is not kept. */
     private static final int HEADER_KEPT_BYTES = 1024;
 
-    /** Direct runs for an engine that reads native memory (OpenSSL), heap runs for the JDK's. */
+    private final int runBytes;
+    /** Direct runs but for the JDK's TLS engine, which reads heap buffers. */
     private final boolean direct;
     /** Where a frame's header is written before it is copied into the run; reused. */
     private ByteBuf header = Unpooled.buffer(256);
     /** The run being filled, or null. */
     private ByteBuf run;
 
-    /** @param direct whether the engine wants direct buffers (OpenSSL) rather than heap ones (the JDK's) */
-    RecordRuns(boolean direct) {
+    FrameRuns(int runBytes, boolean direct) {
+        this.runBytes = runBytes;
         this.direct = direct;
     }
 
+    /** A plain socket link's runs: the staging size, direct. */
+    static FrameRuns plain() {
+        return new FrameRuns(ClientConfiguration.STAGED_BUFFER_BYTES, true);
+    }
+
+    /** A TLS link's runs: one record's plaintext each; direct for OpenSSL, on the heap for the JDK's engine. */
+    static FrameRuns tls(SslHandler ssl) {
+        return new FrameRuns(ClientConfiguration.TLS_RECORD_BYTES, ssl.engine() instanceof ReferenceCountedOpenSslEngine);
+    }
+
+    /** The bytes of every run but a drain's last. */
+    int runBytes() {
+        return runBytes;
+    }
+
     /**
-     * Copies {@code frame} into the runs, writing each run as it fills; of a message longer than a record, only what
+     * Copies {@code frame} into the runs, writing each run as it fills; of a message longer than a run, only what
      * fills the run: the rest is written as it is. Releases the frame's message.
      */
     void write(Channel channel, Frame frame) {
@@ -61,9 +79,9 @@ final class RecordRuns {
                 return;
             }
             int length = message.readableBytes();
-            int copied = length <= RECORD_BYTES ? length : run == null ? 0 : RECORD_BYTES - run.writerIndex();
+            int copied = length <= runBytes ? length : run == null ? 0 : runBytes - run.writerIndex();
             append(channel, message, message.readerIndex(), copied);
-            if (copied < length) { // the run is full and written: the handler wraps the rest in place
+            if (copied < length) { // the run is full and written: the rest goes as it is
                 channel.write(message.retainedSlice(message.readerIndex() + copied, length - copied),
                         channel.voidPromise());
             }
@@ -89,13 +107,13 @@ final class RecordRuns {
     private void append(Channel channel, ByteBuf from, int index, int length) {
         while (length > 0) {
             if (run == null) {
-                run = direct ? channel.alloc().directBuffer(RECORD_BYTES) : channel.alloc().heapBuffer(RECORD_BYTES);
+                run = direct ? channel.alloc().directBuffer(runBytes) : channel.alloc().heapBuffer(runBytes);
             }
-            int n = Math.min(length, RECORD_BYTES - run.writerIndex());
+            int n = Math.min(length, runBytes - run.writerIndex());
             run.writeBytes(from, index, n);
             index += n;
             length -= n;
-            if (run.writerIndex() == RECORD_BYTES) {
+            if (run.writerIndex() == runBytes) {
                 end(channel);
             }
         }
