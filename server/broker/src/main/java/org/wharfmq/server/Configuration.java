@@ -365,6 +365,22 @@ public final class Configuration {
     public static final Setting<Integer> MAX_TEMPORARY_QUEUES_PER_CONNECTION = Setting.integer(
             "maxTemporaryQueuesPerConnection", 1_000).atLeast(1);
 
+    /** The smallest {@link #MAX_OUTBOUND_BYTES_PER_CONNECTION}: {@value} bytes (64 KiB). */
+    public static final int MIN_OUTBOUND_BYTES_PER_CONNECTION = 64 * 1024;
+
+    /**
+     * Most bytes written for one connection and not yet taken by its socket before the server stops reading that
+     * connection: default 4194304 (4 MiB), at least {@link #MIN_OUTBOUND_BYTES_PER_CONNECTION}. A client that sends
+     * requests without reading their answers (or a partner flooding CHANNEL_FAST_CONFIRM) would otherwise make the
+     * server hold its answers without bound; past this the server reads nothing more from it until its peer has taken
+     * half of them, and the answers waiting stay at about this much plus one read's worth. Message bodies do not count
+     * (a delivery's is bounded by its consumer's credit already) but on a TLS connection, where a consumer of messages
+     * larger than this has its acknowledgements read a little later while one is on its way. A connection whose
+     * reading is held this way is not closed for silence while its peer still takes what is sent.
+     */
+    public static final Setting<Integer> MAX_OUTBOUND_BYTES_PER_CONNECTION = Setting.integer(
+            "maxOutboundBytesPerConnection", 4 * 1024 * 1024).atLeast(MIN_OUTBOUND_BYTES_PER_CONNECTION);
+
     // ---- administration (docs/operations.md) ----
 
     /**

@@ -253,6 +253,11 @@ public final class ServerConfig {
         return get(Configuration.MAX_TEMPORARY_QUEUES_PER_CONNECTION);
     }
 
+    /** The most bytes written for one connection and not yet sent before the server stops reading it. */
+    public int maxOutboundBytesPerConnection() {
+        return get(Configuration.MAX_OUTBOUND_BYTES_PER_CONNECTION);
+    }
+
     /**
      * The server's memory budget for messages, in bytes, as configured: 0 = automatic, a share of the JVM's direct
      * memory limit ({@link Configuration#DEFAULT_MEMORY_SHARE_PERCENT}; the queue manager computes it).
@@ -546,6 +551,11 @@ public final class ServerConfig {
         /** Sets the most temporary queues one connection holds at once; one more is refused (TOO_MANY_QUEUES). */
         public Builder maxTemporaryQueuesPerConnection(int maxTemporaryQueuesPerConnection) {
             return set(Configuration.MAX_TEMPORARY_QUEUES_PER_CONNECTION, maxTemporaryQueuesPerConnection);
+        }
+
+        /** Sets the most bytes written for one connection and not yet sent before the server stops reading it. */
+        public Builder maxOutboundBytesPerConnection(int bytes) {
+            return set(Configuration.MAX_OUTBOUND_BYTES_PER_CONNECTION, bytes);
         }
 
         /** Defines a queue with the server-wide depth limit (replacing an earlier definition of the same name). */

@@ -15,9 +15,14 @@ package org.wharfmq.server.transport;
  * @param browsers    open queue browsers
  * @param producers   open producers
  * @param bytesIn     bytes received from the client
- * @param bytesOut    bytes sent to the client
+ * @param bytesOut    bytes sent to the client (written for it: those still waiting included)
+ * @param bytesWaiting bytes written for the client that its socket has not taken yet, as the outbound limit counts
+ *                     them (message bodies aside, on a plain TCP connection)
+ * @param readingHeld whether the server has stopped reading it because more than maxOutboundBytesPerConnection bytes
+ *                    wait to be sent to it (until half of them have left)
  */
 public record ConnectionInfo(long id, String user, String address, String transport, String clientId,
                              String clientName, long connectedAt, int sessions, int consumers, int browsers,
-                             int producers, long bytesIn, long bytesOut) {
+                             int producers, long bytesIn, long bytesOut, long bytesWaiting,
+                             boolean readingHeld) {
 }

@@ -11,7 +11,9 @@ import org.wharfmq.protocol.frame.HeartbeatIdleHandler;
  * The heartbeat agreed in HELLO_OK, as a pipeline stage of its own, by the protocol's rule ({@link Heartbeat}): a
  * PING goes out when nothing was written for one interval, and a connection from which nothing was read for
  * {@link Heartbeat#MISSED_BEFORE_DEAD} intervals is closed (its sessions are then released like those of any connection that ends). Every frame read
- * counts, a PING as much as a SEND; the connection itself has nothing to do with a PING.
+ * counts, a PING as much as a SEND; the connection itself has nothing to do with a PING. A connection the server does
+ * not read because it does not take its answers ({@link OutboundLimit}) is not silent while it takes some of them
+ * between two looks; one that takes nothing for the dead interval is closed.
  *
  * <p>Nothing was written is judged by flushes, not by each write ({@link HeartbeatIdleHandler} says why).
  *
@@ -40,6 +42,10 @@ final class HeartbeatHandler extends HeartbeatIdleHandler {
         if (idle.state() == IdleState.WRITER_IDLE) {
             ctx.writeAndFlush(Frame.Ping.INSTANCE, ctx.voidPromise());
         } else if (idle.state() == IdleState.READER_IDLE) {
+            OutboundLimit outbound = ctx.pipeline().get(OutboundLimit.class);
+            if (outbound != null && outbound.peerTakesAnswers(ctx.channel())) {
+                return; // not read because the server holds its reading, and the peer still takes what is sent
+            }
             LOG.log(System.Logger.Level.WARNING, "Closing connection from " + ctx.channel().remoteAddress() + " ("
                     + clientName + "): nothing received for " + Heartbeat.deadAfterMillis(intervalMillis) + " ms ("
                     + Heartbeat.MISSED_BEFORE_DEAD + " heartbeat intervals)");

@@ -26,6 +26,9 @@ import java.util.function.LongSupplier;
  * server closes for a failure drops them.
  * Owned by the connection's event loop; every method runs there.
  *
+ * <p>{@link OutboundLimit} stops reading too, while the peer does not take what is written for it: reading resumes
+ * when neither holds it.
+ *
  * <p>(Not to be confused with the JMS client's read turn, which says which application thread reads a socket.)
  */
 final class ReadFairness extends ChannelInboundHandlerAdapter {
@@ -99,9 +102,14 @@ final class ReadFairness extends ChannelInboundHandlerAdapter {
         }
         inTurn = false;
         ctx.fireChannelReadComplete();
-        if (!ProtocolFailures.isClosing(ctx)) {
+        if (!ProtocolFailures.isClosing(ctx) && ctx.channel().isWritable()) { // else OutboundLimit resumes it
             ctx.channel().config().setAutoRead(true);
         }
+    }
+
+    /** Whether frames wait here for the loop's next turn (reading is stopped meanwhile). */
+    boolean holding() {
+        return !held.isEmpty();
     }
 
     @Override

@@ -3,6 +3,7 @@ package org.wharfmq.server.transport;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelInitializer;
 import io.netty.channel.ChannelPipeline;
+import io.netty.channel.WriteBufferWaterMark;
 import io.netty.channel.socket.SocketChannel;
 import io.netty.handler.ssl.SslContext;
 import org.wharfmq.protocol.frame.FrameDecoder;
@@ -16,7 +17,8 @@ import org.wharfmq.server.Configuration;
  * ssl         SslHandler                 TLS listener only: first, put there by TlsRequired once the first bytes
  *                                        are a TLS record (a plain client is told the port speaks TLS)
  * flush       CountingFlushHandler       many writes during one read burst leave in one flush (fewer syscalls);
- *                                        counts the bytes read and written, for the management view
+ *                                        counts the bytes read and written, for the management view; weighs the
+ *                                        writes for the outbound limit (message bodies weigh nothing)
  * decoder     FrameDecoder               bytes to Frame records; limit 8 KiB until HELLO_OK, then replaced by one
  *                                        whose limit is maxMessageLength + 64 KiB ({@link #handshakeDone}); a
  *                                        frame of 512 KiB or more is read into a buffer of its size, which the
@@ -24,6 +26,8 @@ import org.wharfmq.server.Configuration;
  *                                        socket is read straight into it (FrameReads; under TLS FrameReads only
  *                                        keeps a channel's reads at least one record long)
  * turn        ReadFairness               after 1 ms of one connection's frames, the loop serves the others first
+ * outbound    OutboundLimit              stops reading while more than maxOutboundBytesPerConnection bytes wait to
+ *                                        be sent (the channel's write buffer water marks), until half have left
  * encoder     FrameEncoder               Frame records to bytes; message bodies pass through uncopied
  * handshake   HandshakeHandler           HELLO, authentication, HELLO_OK (within the handshake timeout), then adds
  *   heartbeat   HeartbeatHandler         PING when nothing was flushed for an interval, close after 3 silent ones
@@ -46,6 +50,8 @@ public final class ServerChannelInitializer extends ChannelInitializer<Channel> 
     private static final String DECODER = "decoder";
 
     private final Doorway context;
+    /** The write buffer water marks of every connection, from maxOutboundBytesPerConnection. */
+    private final WriteBufferWaterMark outboundMarks;
     /** The TLS listener's context; null for the plain and in-VM listeners. */
     private final SslContext sslContext;
 
@@ -69,6 +75,7 @@ public final class ServerChannelInitializer extends ChannelInitializer<Channel> 
     ServerChannelInitializer(Doorway doorway, SslContext sslContext) {
         this.context = doorway;
         this.sslContext = sslContext;
+        this.outboundMarks = OutboundLimit.waterMark(doorway.config().maxOutboundBytesPerConnection());
     }
 
     @Override
@@ -76,15 +83,19 @@ public final class ServerChannelInitializer extends ChannelInitializer<Channel> 
         context.connections().add(ch);
         String refusal = context.connectionLimits().admit(ch);
         ChannelPipeline p = ch.pipeline();
+        ch.config().setWriteBufferWaterMark(outboundMarks);
         if (sslContext != null) {
             p.addLast(SSL, new TlsRequired(sslContext));
             ch.config().setRecvByteBufAllocator(FrameReads.underTls(ch.config().getRecvByteBufAllocator()));
         } else if (ch instanceof SocketChannel) { // the bytes read are the frames': a large one is read in place
             ch.config().setRecvByteBufAllocator(new FrameReads(ch.config().getRecvByteBufAllocator()));
         }
-        p.addLast("flush", new CountingFlushHandler());
+        CountingFlushHandler flush = new CountingFlushHandler();
+        ch.config().setMessageSizeEstimator(flush); // a message body does not count against the outbound limit
+        p.addLast("flush", flush);
         p.addLast(DECODER, new FrameDecoder(Configuration.HANDSHAKE_MAX_FRAME_LENGTH));
         p.addLast("turn", new ReadFairness(Configuration.READ_TURN_NANOS, System::nanoTime));
+        p.addLast("outbound", new OutboundLimit(outboundMarks.high()));
         p.addLast("encoder", FrameEncoder.INSTANCE);
         p.addLast("handshake", refusal == null ? new HandshakeHandler(context)
                 : new ConnectionRefusal(refusal, context.config().handshakeTimeoutMillis()));

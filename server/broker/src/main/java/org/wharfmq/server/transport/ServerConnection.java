@@ -99,6 +99,8 @@ final class ServerConnection extends ChannelInboundHandlerAdapter implements Cli
     /** When the handshake completed, epoch ms. */
     private long connectedAt;
     private CountingFlushHandler traffic;
+    /** Whether the server holds this connection's reading for its unsent bytes, for the management view. */
+    private OutboundLimit outbound;
     /** The loop's hand-off of deliveries to other loops' sessions, told where each read starts and ends. */
     private DeliveryHandOff handOff;
     /** The channel from another queue manager this connection carries, after CHANNEL_OPEN; null before. */
@@ -133,6 +135,7 @@ final class ServerConnection extends ChannelInboundHandlerAdapter implements Cli
         temporaries = new TemporaryDestinations(context.queueManager(), context.topicManager(), access,
                 context.config().maxTemporaryQueuesPerConnection());
         traffic = ctx.pipeline().get(CountingFlushHandler.class);
+        outbound = ctx.pipeline().get(OutboundLimit.class);
         handOff = DeliveryHandOff.of(ctx.channel().eventLoop()); // added by HandshakeHandler, on the loop
         connectedAt = System.currentTimeMillis();
         id = context.openConnections().add(this);
@@ -834,7 +837,8 @@ final class ServerConnection extends ChannelInboundHandlerAdapter implements Cli
         String transport = inVm() ? "vm" : channel.pipeline().get(ServerChannelInitializer.SSL) != null ? "tls" : "tcp";
         return new ConnectionInfo(id, identity.anonymous() ? null : identity.user(),
                 String.valueOf(channel.remoteAddress()), transport, clientId, clientName, connectedAt, sessions.size(),
-                consumers, browsers, producers.size(), traffic.bytesIn(), traffic.bytesOut());
+                consumers, browsers, producers.size(), traffic.bytesIn(), traffic.bytesOut(),
+                OutboundLimit.unsentBytes(channel), outbound != null && outbound.holding());
     }
 
     /**

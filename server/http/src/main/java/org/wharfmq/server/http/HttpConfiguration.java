@@ -46,6 +46,13 @@ public final class HttpConfiguration {
      */
     public static final int REQUEST_READ_MILLIS = 20_000;
 
+    /**
+     * How long a connection whose caller was refused (401, 403: {@link CallerCheck}) is kept, at most, after its
+     * answer, reading and dropping what the caller still sends so that the answer reaches it before the close: {@value}
+     * ms. A caller that reads the answer and closes ends it sooner.
+     */
+    public static final int REFUSED_LINGER_MILLIS = 2_000;
+
     /** The bytes that earn a request one more second to arrive: {@value} (a 1 MiB body has 84 s in all). */
     public static final int REQUEST_READ_BYTES_PER_SECOND = 16 * 1024;
 

@@ -29,7 +29,8 @@ import java.util.concurrent.TimeUnit;
 /**
  * The queue manager's HTTP listener, a {@link ServerPlugin}: serves the {@link #routes()} other plugins register
  * (metrics, the web console) on the port its {@link HttpSettings} say (the {@code http:} block), with Netty's
- * HTTP/1.1 codec, keep-alive, request bodies of at most their route's limit ({@link RequestLimit}), HTTPS with the TLS
+ * HTTP/1.1 codec, keep-alive, callers logged in and checked from a request's head before its body is read
+ * ({@link CallerCheck}), request bodies of at most their route's limit ({@link RequestLimit}), HTTPS with the TLS
  * listener's key when {@code http.tls} is set, and the wire's users and permission rules ({@link HttpRoutes} says
  * how). Without settings it listens nowhere (the embedded default). Start it after the plugins that register routes
  * in their start.
@@ -129,10 +130,12 @@ public final class HttpPlugin implements ServerPlugin {
                         p.addLast("deadline", deadline);
                         p.addLast("codec", new HttpServerCodec());
                         p.addLast("whole", deadline.end());
+                        ReadHolds holds = new ReadHolds(channel);
+                        CallerCheck callers = new CallerCheck(routes, logins, server.accessControl(), workers, holds);
+                        p.addLast("caller", callers);
                         p.addLast("limit", new RequestLimit(routes));
                         p.addLast("aggregator", new HttpObjectAggregator(HttpConfiguration.MAX_ROUTE_REQUEST_BYTES));
-                        p.addLast("requests", new HttpRequestHandler(routes, logins, server.accessControl(), workers,
-                                config.name()));
+                        p.addLast("requests", new HttpRequestHandler(callers, holds, workers, config.name()));
                     }
                 })
                 .bind(host, http.port())

@@ -3,9 +3,11 @@ package org.wharfmq.server.http;
 import io.netty.buffer.ByteBufUtil;
 import io.netty.buffer.Unpooled;
 import io.netty.channel.Channel;
+import io.netty.channel.ChannelFuture;
 import io.netty.channel.ChannelFutureListener;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.SimpleChannelInboundHandler;
+import io.netty.channel.socket.DuplexChannel;
 import io.netty.handler.codec.DecoderResult;
 import io.netty.handler.codec.TooLongFrameException;
 import io.netty.handler.codec.http.DefaultFullHttpResponse;
@@ -22,9 +24,7 @@ import io.netty.handler.codec.http.TooLongHttpLineException;
 import io.netty.handler.timeout.IdleStateEvent;
 import org.wharfmq.protocol.frame.ErrorCode;
 import org.wharfmq.server.WharfException;
-import org.wharfmq.server.security.AccessControl;
 import org.wharfmq.server.security.Identity;
-import org.wharfmq.server.security.Permission;
 
 import java.util.ArrayDeque;
 import java.util.HashMap;
@@ -42,10 +42,10 @@ import java.util.concurrent.TimeUnit;
 /**
  * Answers one HTTP connection's requests, one at a time and in order (the connection stops reading while a request
  * runs, requests already read wait their turn, so answers go out in order and one connection cannot fill the
- * workers' queue): matches the route on the event loop,
- * then logs the caller in, lets it in as the wire's handshake would ({@link AccessControl#admit}: the
- * {@code connect} permission), checks the route's permission and runs the handler on a worker thread, and writes the
- * answer back (after the login throttle's delay, when the caller's user failed too often lately from its address).
+ * workers' queue): takes who sent each from {@link CallerCheck}, which logged the caller in and checked the route's
+ * permission before the body was read (or refused it, answered here in its turn), runs the route's handler on a
+ * worker thread, and writes the answer back (after the login throttle's delay, when the caller's user failed too
+ * often lately from its address).
  */
 final class HttpRequestHandler extends SimpleChannelInboundHandler<FullHttpRequest> {
 
@@ -62,9 +62,8 @@ final class HttpRequestHandler extends SimpleChannelInboundHandler<FullHttpReque
     private static final Set<String> LISTENER_HEADERS = Set.of("content-length", "connection", "transfer-encoding",
             "content-type", "www-authenticate");
 
-    private final HttpRoutes routes;
-    private final HttpLogins logins;
-    private final AccessControl accessControl;
+    private final CallerCheck callers;
+    private final ReadHolds holds;
     private final Executor workers;
     private final String realm;
     /** Whether a request is being answered; on the event loop. */
@@ -72,11 +71,9 @@ final class HttpRequestHandler extends SimpleChannelInboundHandler<FullHttpReque
     /** Requests read while one was being answered (HTTP/1.1 pipelining), in order; on the event loop. */
     private final ArrayDeque<FullHttpRequest> waiting = new ArrayDeque<>();
 
-    HttpRequestHandler(HttpRoutes routes, HttpLogins logins, AccessControl accessControl, Executor workers,
-                       String serverName) {
-        this.routes = routes;
-        this.logins = logins;
-        this.accessControl = accessControl;
+    HttpRequestHandler(CallerCheck callers, ReadHolds holds, Executor workers, String serverName) {
+        this.callers = callers;
+        this.holds = holds;
         this.workers = workers;
         this.realm = "Basic realm=\"Wharf " + serverName.replace("\"", "") + "\", charset=\"UTF-8\"";
     }
@@ -90,31 +87,48 @@ final class HttpRequestHandler extends SimpleChannelInboundHandler<FullHttpReque
         serve(ctx.channel(), request);
     }
 
-    /** Starts answering {@code request}: matches its route here, runs the rest on a worker. */
+    /** Starts answering {@code request}: its route was matched and its caller decided on its head; runs on a worker. */
     private void serve(Channel channel, FullHttpRequest request) {
-        busy = true;
-        channel.config().setAutoRead(false); // read more once the requests read so far are answered
+        if (!busy) {
+            busy = true;
+            holds.hold(); // read more once the requests read so far are answered
+        }
         DecoderResult decoded = request.decoderResult();
         boolean keepAlive = HttpUtil.isKeepAlive(request);
+        if (decoded.isFailure() && decoded.cause() instanceof CallerCheck.Refused refused) {
+            // its body was never read: the connection drops what still comes, and closes once the caller has this
+            answer(channel, HttpAnswer.refusal(refused.status(), refused.getMessage()), After.LINGER,
+                    refused.delayMillis(), null);
+            return;
+        }
         if (decoded.isFailure() && decoded.cause() instanceof RequestLimit.TooLarge tooLarge) {
             // the connection stays usable: RequestLimit drops the rest of the body
-            answer(channel, HttpAnswer.refusal(413, tooLarge.getMessage()), keepAlive, 0, null);
+            answer(channel, HttpAnswer.refusal(413, tooLarge.getMessage()), After.of(keepAlive), 0, null);
             return;
         }
         if (decoded.isFailure()) {
             badRequest(channel, decoded.cause());
             return;
         }
+        CallerCheck.Checked caller = callers.take(request.headers());
+        if (caller == null) { // every request that reads whole passes CallerCheck: a bug
+            LOG.log(System.Logger.Level.ERROR, "HTTP " + request.method() + " " + request.uri() + " from "
+                    + channel.remoteAddress() + " reached its answer without its caller checked; refused");
+            answer(channel, HttpAnswer.refusal(500, "The server failed to check who sent this request (the server"
+                    + " log has the details)."), After.CLOSE, 0, null);
+            return;
+        }
         QueryStringDecoder uri = new QueryStringDecoder(request.uri());
         String method = request.method().name();
-        HttpRoutes.Match match = routes.match(method, uri.path());
+        HttpRoutes.Match match = caller.match();
         if (match.route() == null) {
             if (match.allowed().isEmpty()) {
                 answer(channel, HttpAnswer.refusal(404, "No resource at '" + uri.path() + "' on this HTTP "
-                        + "listener (docs/operations.md lists what it serves)."), keepAlive, 0, null);
+                        + "listener (docs/operations.md lists what it serves)."), After.of(keepAlive), 0, null);
             } else {
                 answer(channel, HttpAnswer.refusal(405, "'" + uri.path() + "' answers " + String.join(", ",
-                        match.allowed()) + ", not " + method + "."), keepAlive, 0, String.join(", ", match.allowed()));
+                        match.allowed()) + ", not " + method + "."), After.of(keepAlive), 0,
+                        String.join(", ", match.allowed()));
             }
             return;
         }
@@ -122,19 +136,19 @@ final class HttpRequestHandler extends SimpleChannelInboundHandler<FullHttpReque
         request.headers().forEach(h -> headers.put(h.getKey().toLowerCase(Locale.ROOT), h.getValue()));
         byte[] body = ByteBufUtil.getBytes(request.content());
         try {
-            workers.execute(() -> run(channel, match.route(), method, uri, headers, body, keepAlive));
+            workers.execute(() -> run(channel, match.route(), method, uri, headers, body, keepAlive, caller));
         } catch (RejectedExecutionException e) {
             answer(channel, HttpAnswer.refusal(503, "The HTTP listener is busy: too many requests wait for it. "
-                    + "Try again shortly."), false, 0, null);
+                    + "Try again shortly."), After.CLOSE, 0, null);
         }
     }
 
     /** On the event loop, once an answer is written on a kept-alive connection: the next request, or read more. */
     private void next(Channel channel) {
-        busy = false;
         FullHttpRequest request = waiting.poll();
         if (request == null) {
-            channel.config().setAutoRead(true);
+            busy = false;
+            holds.release();
             return;
         }
         try {
@@ -150,45 +164,19 @@ final class HttpRequestHandler extends SimpleChannelInboundHandler<FullHttpReque
         waiting.clear();
     }
 
-    /** On a worker: login, permission, handler, answer. */
+    /** On a worker: the route's handler, then the answer. */
     private void run(Channel channel, HttpRoutes.Route route, String method, QueryStringDecoder uri,
-                     Map<String, String> headers, byte[] body, boolean keepAlive) {
-        HttpLogins.Outcome login = logins.login(headers.get("authorization"), channel);
-        if (login.who() == null) {
-            answer(channel, HttpAnswer.refusal(401, login.refusal()), keepAlive, login.delayMillis(), null);
-            return;
-        }
-        Identity who = login.who();
-        try {
-            accessControl.admit(who, channel.remoteAddress()); // as the wire's handshake: no connect, no HTTP either
-        } catch (WharfException refused) {
-            answer(channel, HttpAnswer.refusal(who.anonymous() ? 401 : 403, refused.getMessage() + (who.anonymous()
-                    ? " Log in (HTTP Basic) as a user who may connect." : "")), keepAlive, login.delayMillis(), null);
-            return;
-        }
-        String on = route.permission().scope() == Permission.Scope.PATH ? uri.path() : null;
-        if (!accessControl.allows(who, route.permission(), on)) {
-            String denial;
-            try {
-                accessControl.check(who, route.permission(), on, channel.remoteAddress()); // audits, says why
-                denial = "denied";
-            } catch (WharfException e) {
-                denial = e.getMessage();
-            }
-            // an anonymous caller may log in as a user who has the permission: ask for it
-            answer(channel, HttpAnswer.refusal(who.anonymous() ? 401 : 403, denial + (who.anonymous()
-                    ? " Log in (HTTP Basic) as a user who has it." : "")), keepAlive, login.delayMillis(), null);
-            return;
-        }
+                     Map<String, String> headers, byte[] body, boolean keepAlive, CallerCheck.Checked caller) {
+        Identity who = caller.who();
         CompletionStage<HttpAnswer> answer;
         try {
             answer = route.handler().handle(new HttpCall(method, uri.path(), uri.parameters(), headers, body, who));
         } catch (Exception e) {
             answer = CompletableFuture.completedFuture(failure(route, method, e));
         }
-        long delay = login.delayMillis();
         answer.whenComplete((done, e) -> answer(channel, e == null ? done : failure(route, method,
-                e instanceof CompletionException && e.getCause() != null ? e.getCause() : e), keepAlive, delay, null));
+                e instanceof CompletionException && e.getCause() != null ? e.getCause() : e), After.of(keepAlive),
+                caller.delayMillis(), null));
     }
 
     private static HttpAnswer failure(HttpRoutes.Route route, String method, Throwable e) {
@@ -215,20 +203,40 @@ final class HttpRequestHandler extends SimpleChannelInboundHandler<FullHttpReque
         int status = cause instanceof TooLongHttpLineException ? 414
                 : cause instanceof TooLongHttpHeaderException ? 431 : 400;
         String why = cause instanceof TooLongFrameException ? cause.getMessage() : "it is not HTTP/1.1 (" + cause + ")";
-        answer(channel, HttpAnswer.refusal(status, "Bad request: " + why + "."), false, 0, null);
+        answer(channel, HttpAnswer.refusal(status, "Bad request: " + why + "."), After.CLOSE, 0, null);
+    }
+
+    /** What becomes of a connection once an answer is written. */
+    private enum After {
+        /** It reads the next request (keep-alive). */
+        NEXT,
+        /** It closes. */
+        CLOSE,
+        /**
+         * It closes once the caller has the answer: its sending side ends at once (the caller reads the answer and
+         * the end), and it reads and drops what the caller still sends until the caller closes, or for
+         * {@link HttpConfiguration#REFUSED_LINGER_MILLIS} at most. Closing at once, with a body still arriving, would
+         * make the caller's socket reset before it reads the answer.
+         */
+        LINGER;
+
+        static After of(boolean keepAlive) {
+            return keepAlive ? NEXT : CLOSE;
+        }
     }
 
     /**
-     * Writes an answer, after {@code delayMillis}, then reads the next request (keep-alive) or closes.
+     * Writes an answer, after {@code delayMillis}, then reads the next request, closes, or lingers ({@code after}).
      *
      * @param allow the methods of a 405's {@code Allow} header, else null
      */
-    private void answer(Channel channel, HttpAnswer answer, boolean keepAlive, long delayMillis, String allow) {
+    private void answer(Channel channel, HttpAnswer answer, After after, long delayMillis, String allow) {
         if (delayMillis > 0) {
-            channel.eventLoop().schedule(() -> answer(channel, answer, keepAlive, 0, allow), delayMillis,
+            channel.eventLoop().schedule(() -> answer(channel, answer, after, 0, allow), delayMillis,
                     TimeUnit.MILLISECONDS);
             return;
         }
+        boolean keepAlive = after == After.NEXT;
         FullHttpResponse response;
         try {
             response = response(answer, keepAlive, allow, realm);
@@ -238,16 +246,25 @@ final class HttpRequestHandler extends SimpleChannelInboundHandler<FullHttpReque
             response = response(HttpAnswer.refusal(500, "The server could not write its answer (the server log has"
                     + " why)."), keepAlive, null, realm);
         }
-        if (keepAlive) {
-            channel.writeAndFlush(response).addListener((ChannelFutureListener) f -> {
+        ChannelFuture written = channel.writeAndFlush(response);
+        switch (after) {
+            case NEXT -> written.addListener((ChannelFutureListener) f -> {
                 if (f.isSuccess()) {
                     next(f.channel());
                 } else {
                     f.channel().close();
                 }
             });
-        } else {
-            channel.writeAndFlush(response).addListener(ChannelFutureListener.CLOSE);
+            case CLOSE -> written.addListener(ChannelFutureListener.CLOSE);
+            case LINGER -> written.addListener((ChannelFutureListener) f -> {
+                if (f.isSuccess() && f.channel() instanceof DuplexChannel duplex) {
+                    duplex.shutdownOutput();
+                    f.channel().eventLoop().schedule(() -> f.channel().close(),
+                            HttpConfiguration.REFUSED_LINGER_MILLIS, TimeUnit.MILLISECONDS);
+                } else {
+                    f.channel().close();
+                }
+            });
         }
     }
 

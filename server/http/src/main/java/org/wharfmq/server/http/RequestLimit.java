@@ -14,8 +14,9 @@ import io.netty.handler.codec.http.QueryStringDecoder;
 import io.netty.util.ReferenceCountUtil;
 
 /**
- * Holds each request's body to its route's limit ({@link HttpRoutes#maxRequestBytes}), between the HTTP codec and the
- * aggregator, on the event loop: a request whose Content-Length is over the limit, or whose chunks so far are, is
+ * Holds each request's body to its route's limit ({@link HttpRoutes#maxRequestBytes}), between {@link CallerCheck}
+ * (which lets only the requests of callers who may call their route through with their bodies) and the aggregator,
+ * on the event loop: a request whose Content-Length is over the limit, or whose chunks so far are, is
  * ended at once with a {@link TooLarge} failure (the aggregator hands it on as a failed request, which
  * {@link HttpRequestHandler} answers 413), and the rest of its body is read and dropped, never held: closing at once,
  * with the body still arriving, would make the caller's socket reset before it reads the 413. A request over the limit

@@ -113,6 +113,47 @@ class HttpListenerTest {
         assertTrue(answer.body().contains("accepts no anonymous HTTP clients from 127.0.0.1: log in"), answer.body());
     }
 
+    /**
+     * The caller is decided from the request's head: one that cannot log in, or may not call the route, is answered
+     * at once and the connection closed, its body never waited for (the old listener read it first, up to the route's
+     * limit: these waited for their 60000 bytes, and a gigabyte declared was answered 413).
+     */
+    @Test
+    void aCallerWhoMayNotIsRefusedFromTheHeadBeforeItsBodyIsRead() throws Exception {
+        String anonymous = refusedUnread("POST /test/echo HTTP/1.1\r\nHost: x\r\nContent-Length: 60000\r\n\r\n");
+        assertTrue(anonymous.startsWith("HTTP/1.1 401 Unauthorized\r\n"), anonymous);
+        assertTrue(anonymous.toLowerCase(java.util.Locale.ROOT).contains("\r\nconnection: close\r\n"), anonymous);
+        assertTrue(anonymous.endsWith("accepts no anonymous HTTP clients from 127.0.0.1: log in with a user of its"
+                + " users file (HTTP Basic; bin/wharf user add).\n"), anonymous);
+
+        String wrong = refusedUnread("POST /test/echo HTTP/1.1\r\nHost: x\r\nAuthorization: " + basic("alice", "guess")
+                + "\r\nContent-Length: 1000000000\r\nExpect: 100-continue\r\n\r\n");
+        assertTrue(wrong.startsWith("HTTP/1.1 401 Unauthorized\r\n"), "not 413, nor 100 Continue: " + wrong);
+        assertTrue(wrong.endsWith("\r\n\r\nAuthentication failed for user 'alice'.\n"), wrong);
+
+        String forbidden = refusedUnread("POST /test/echo HTTP/1.1\r\nHost: x\r\nAuthorization: "
+                + basic("bob", "bob-pw") + "\r\nTransfer-Encoding: chunked\r\n\r\n7d0\r\n"); // 2000 bytes
+        assertTrue(forbidden.startsWith("HTTP/1.1 403 Forbidden\r\n"), forbidden);
+        assertTrue(forbidden.contains("User 'bob' may not"), forbidden);
+
+        assertEquals(200, post("/test/echo", basic("alice", "alice-pw"), "x".repeat(60_000)).statusCode(),
+                "a caller who may sends its body as before");
+    }
+
+    /**
+     * Sends a request's head and the first 1000 bytes of its body, never the rest, and returns what the listener
+     * answers before it ends the connection.
+     */
+    private static String refusedUnread(String head) throws IOException {
+        try (Socket socket = new Socket("127.0.0.1", http.port())) {
+            socket.setSoTimeout(10_000); // the old listener waited 20 s for the rest of the body
+            OutputStream out = socket.getOutputStream();
+            out.write((head + "x".repeat(1000)).getBytes(StandardCharsets.US_ASCII));
+            out.flush();
+            return new String(socket.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+        }
+    }
+
     @Test
     void aWrongPasswordOrAnUnknownUserIsRefusedTheSameWayAndAudited() throws Exception {
         List<String> audit;
