@@ -167,6 +167,21 @@ class ReportOptionsTest {
         }
     }
 
+    /**
+     * A report started on a busy machine says so, in its progress and in results.md's header: its rates follow the CPU
+     * left to it (a newcomer's run of CONNECT at a load of 37 on 2 cores put Wharf at 0.67 of a peer, against 2.82 quietly).
+     */
+    @Test
+    void aBusyMachineAtTheStartIsNamedAndAQuietOneIsRecorded() {
+        String busy = ReportCommand.loadNote(37.02, 2);
+        assertTrue(busy.startsWith("Load average when the report started: 37.0 on 2 cores: something else was running.")
+                && busy.contains("run the report with nothing else on the machine"), busy);
+        assertEquals("Load average when the report started: 0.4 on 2 cores.", ReportCommand.loadNote(0.4, 2));
+        assertEquals(null, ReportCommand.loadNote(Double.NaN, 2), "no /proc/loadavg: nothing said");
+        assertEquals("Wharf, Artemis and ActiveMQ Classic", ReportCommand.inWords(List.of("Wharf", "Artemis", "ActiveMQ Classic")));
+        assertEquals("Wharf", ReportCommand.inWords(List.of("Wharf")));
+    }
+
     @Test
     void refusalsNameTheFix() {
         OptionException noRow = assertThrows(OptionException.class,
