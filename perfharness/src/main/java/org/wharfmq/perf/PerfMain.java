@@ -90,7 +90,9 @@ public final class PerfMain {
                 F-PASS F-HDR F-PUB F-PARSE F-WRITE F-VALID F-FILTER-FIRST F-FILTER-LAST F-OPAQUE F-ROUTE F-COMPUTE F-XSLT F-CSV-PARSE
                 F-CSV-WRITE F-FIXED-PARSE F-FIXED-WRITE F-DB-INSERT F-DB-UPDATE F-DB-RETRIEVE F-HTTP F-FILE F-FILE-OUT F-JMS
                 (any F-* with --persistent is F-PERSIST).
-                `wharf perf run --help` lists the runner's options.
+                `wharf perf run --help` lists the runner's and compare's options (--peer artemis|classic|replicated|relay),
+                `wharf perf report --help` the report's; docs/benchmarks.md defines the workloads, docs/performance.md
+                holds the results.
 
                 """ + PerfOptions.help();
     }

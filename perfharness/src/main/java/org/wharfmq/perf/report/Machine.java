@@ -11,6 +11,15 @@ public final class Machine {
     private Machine() {
     }
 
+    /** The machine's load average over the last minute ({@code /proc/loadavg}), or NaN where there is none. */
+    public static double loadAverage() {
+        try {
+            return Double.parseDouble(Files.readString(Path.of("/proc/loadavg")).trim().split("\\s+")[0]);
+        } catch (IOException | RuntimeException e) {
+            return Double.NaN;
+        }
+    }
+
     /** E.g. {@code 2 cores (Intel Xeon ...), 23 GB RAM, Linux 6.1 amd64, OpenJDK 17.0.15}. */
     public static String describe() {
         String model = "unknown CPU";

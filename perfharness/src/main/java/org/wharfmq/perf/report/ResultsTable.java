@@ -22,6 +22,9 @@ import java.util.concurrent.TimeUnit;
  */
 public final class ResultsTable {
 
+    /** Operations a second below which a rate cell is the step's mean rate, not its median. */
+    public static final double LOW_RATE = 10;
+
     /**
      * What one target measured on a line.
      *
@@ -30,10 +33,13 @@ public final class ResultsTable {
      */
     public record Cell(double value, String shown, double cpuMicrosPerOp, long p50Micros, boolean passed, String unavailable) {
 
-        /** A rate row's cell: the step's median rate. */
+        /**
+         * A rate row's cell: the step's median rate, or below {@value #LOW_RATE} a second its mean, with two decimals
+         * (a median of whole per-second counts is 0, 1 or 2 there: an 8 MB flow row at 0.7 invocations a second is 0).
+         */
         static Cell ofStep(StepResult s) {
-            return new Cell(s.medianRate(), Sizes.rate(s.medianRate()), s.cpuMicrosPerOp(), s.latencyMicros().p50(), s.passed(),
-                    s.unavailable());
+            double rate = s.meanRate() < LOW_RATE ? s.meanRate() : s.medianRate();
+            return new Cell(rate, rateText(rate), s.cpuMicrosPerOp(), s.latencyMicros().p50(), s.passed(), s.unavailable());
         }
 
         String text() {
@@ -99,13 +105,18 @@ public final class ResultsTable {
                 s.append(String.format(Locale.ROOT, ", Wharf / best peer %.2f", r));
             }
             if (loop != null) {
-                s.append(String.format(Locale.ROOT, ", %s %s/s, Wharf / loop %.2f", loop.name(), Sizes.rate(loop.rate()), loopRatio()));
+                s.append(String.format(Locale.ROOT, ", %s %s/s, Wharf / loop %.2f", loop.name(), rateText(loop.rate()), loopRatio()));
             }
             return s.toString();
         }
     }
 
     private ResultsTable() {
+    }
+
+    /** A rate as the table writes it: whole numbers, and below {@link #LOW_RATE} two decimals. */
+    static String rateText(double rate) {
+        return rate < LOW_RATE ? String.format(Locale.ROOT, "%.2f", rate) : Sizes.rate(rate);
     }
 
     /** The line of a rate row's {@code steps}: one step per target, and a flow's plain loop set beside them. */
@@ -206,11 +217,12 @@ public final class ResultsTable {
             md.append(' ').append(Double.isNaN(r) ? "-" : String.format(Locale.ROOT, "**%.2f**", r)).append(" |");
             md.append(' ').append(w == null || Double.isNaN(w.cpuMicrosPerOp()) ? "-" : Sizes.decimal(w.cpuMicrosPerOp()) + " us").append(" |");
             md.append(' ').append(w == null || w.p50Micros() == 0 ? "-" : Sizes.micros(w.p50Micros())).append(" |");
-            md.append(' ').append(l.loop() == null ? "-" : String.format(Locale.ROOT, "%s/s, %s (%.2f)", Sizes.rate(l.loop().rate()),
+            md.append(' ').append(l.loop() == null ? "-" : String.format(Locale.ROOT, "%s/s, %s (%.2f)", rateText(l.loop().rate()),
                     l.loop().name(), l.loopRatio())).append(" |");
             md.append(' ').append(l.seedRow() == null ? "-" : l.seedRow()).append(" |\n");
         }
-        md.append("\nRates are medians of the per-second rates after the warm-up: round trips/s for RR-*, deliveries/s at ")
+        md.append("\nRates are medians of the per-second rates after the warm-up (below 10 a second, shown with two decimals, ")
+                .append("their mean: a median of whole per-second counts would be 0, 1 or 2): round trips/s for RR-*, deliveries/s at ")
                 .append("the subscribers for PS-*, flow invocations/s for F-*. \"-\": the peer does not run that workload ")
                 .append("(in-VM clients or a message flow). RR-RATED: the clients served, the largest step whose median ")
                 .append("response stayed within 1 s, and what stopped the stepping after it. Memory: live heap per idle ")

@@ -1,6 +1,7 @@
 package org.wharfmq.perf.workload;
 
 import org.wharfmq.perf.options.OptionException;
+import org.wharfmq.perf.report.Machine;
 import org.wharfmq.perf.report.ResultsTable;
 
 import java.nio.file.Files;
@@ -93,11 +94,17 @@ public final class ReportCommand {
             }
         }
         long left = rows.stream().filter(r -> !earlier.containsKey(r)).mapToLong(r -> estimate(r, o)).sum();
-        progress.accept(String.format(Locale.ROOT, "%d rows on Wharf%s%s: about %s (each run %d s of warm-up and %d s measured). "
+        int toRun = rows.size() - earlier.size();
+        List<String> servers = new ArrayList<>(List.of(Target.WHARF.displayName()));
+        o.peers.forEach(t -> servers.add(t.displayName()));
+        progress.accept(String.format(Locale.ROOT, "%d %s on %s%s: about %s (each run %d s of warm-up and %d s measured). "
                         + "The table so far is in %s as each row ends; to go on after a stop: wharf perf report --resume %s",
-                rows.size() - earlier.size(), o.peers.isEmpty() ? "" : " and " + String.join(", ", o.peers.stream().map(Target::displayName).toList()),
-                earlier.isEmpty() ? "" : " (" + earlier.size() + " more kept from the run resumed)", duration(left), o.warmup,
-                o.runLength, o.output.resolve("results.md"), o.output));
+                toRun, toRun == 1 ? "row" : "rows", inWords(servers), earlier.isEmpty() ? "" : " (" + earlier.size() + " more kept from the run resumed)",
+                duration(left), o.warmup, o.runLength, o.output.resolve("results.md"), o.output));
+        String loadNote = loadNote(Machine.loadAverage(), Runtime.getRuntime().availableProcessors());
+        if (loadNote != null) {
+            progress.accept(loadNote);
+        }
         String command = "bin/wharf perf report" + (args.length == 0 ? "" : " " + String.join(" ", args));
         boolean othersKept = table.size() > earlier.size();
         List<ResultsTable.Line> lines = new ArrayList<>();
@@ -116,7 +123,7 @@ public final class ReportCommand {
             }
             long estimate = estimate(row, o);
             progress.accept(String.format(Locale.ROOT, "%s on %s: about %s (about %s left in all)", which,
-                    String.join(", ", targets.stream().map(Target::displayName).toList()), duration(estimate), duration(left)));
+                    inWords(targets.stream().map(Target::displayName).toList()), duration(estimate), duration(left)));
             left -= estimate;
             long started = System.nanoTime();
             ResultsTable.Line line;
@@ -131,9 +138,9 @@ public final class ReportCommand {
                     duration(TimeUnit.NANOSECONDS.toSeconds(System.nanoTime() - started)), line.summary()));
             lines.add(line);
             table.put(row, line);
-            writeTable(inPlanOrder(table), o, command, othersKept);
+            writeTable(inPlanOrder(table), o, command, othersKept, loadNote);
         }
-        Path results = writeTable(inPlanOrder(table), o, command, othersKept);
+        Path results = writeTable(inPlanOrder(table), o, command, othersKept, loadNote);
         progress.accept("results: " + results);
         return lines.stream().allMatch(ResultsTable.Line::passed) ? 0 : 1;
     }
@@ -189,13 +196,33 @@ public final class ReportCommand {
         return row.estimateSeconds(o.warmup, o.runLength, o.peers.size(), o.quick);
     }
 
+    /**
+     * What the machine's load average when the report started says, before any of its own processes ran: that something
+     * else was running (above one runnable thread per core), which the table's rates then follow. Null where unknown.
+     */
+    static String loadNote(double load, int cores) {
+        if (Double.isNaN(load)) {
+            return null;
+        }
+        String at = String.format(Locale.ROOT, "Load average when the report started: %.1f on %d cores", load, cores);
+        return load > cores ? at + ": something else was running. The rates follow the CPU left to the servers and their"
+                + " clients, so they say little; run the report with nothing else on the machine." : at + ".";
+    }
+
+    /** {@code Wharf}, {@code Wharf and Artemis}, {@code Wharf, Artemis and ActiveMQ Classic}. */
+    static String inWords(List<String> names) {
+        return names.size() == 1 ? names.get(0)
+                : String.join(", ", names.subList(0, names.size() - 1)) + " and " + names.get(names.size() - 1);
+    }
+
     /** Writes results.md with {@code lines}, the table so far. */
-    private static Path writeTable(List<ResultsTable.Line> lines, Options o, String command, boolean othersKept)
+    private static Path writeTable(List<ResultsTable.Line> lines, Options o, String command, boolean othersKept, String loadNote)
             throws java.io.IOException {
         Files.createDirectories(o.output);
         Path results = o.output.resolve("results.md");
-        String note = othersKept ? "The table also holds the rows that earlier runs into " + o.output + " ended (other `--rows`):"
+        String kept = othersKept ? "The table also holds the rows that earlier runs into " + o.output + " ended (other `--rows`):"
                 + " they ran on those runs' day and build, which the times of each row's files record." : null;
+        String note = loadNote == null ? kept : kept == null ? loadNote : loadNote + " " + kept;
         String page = ResultsTable.render(lines, o.peers.stream().map(Target::displayName).toList(), command, note, o.warmup, o.runLength);
         Files.writeString(results, page);
         return results;

@@ -14,10 +14,11 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
 /**
- * The rows of the results table ({@code wharf perf report}): each seed workload at one client count near Wharf's peak
- * on a small machine, at a small message size and at the seeds' large ones (request/reply: 2 MB, and 20 MB and
- * 100 MB past the seeds; flows: seed 002's 4 MB and 8 MB rows, persistent and not, wherever it has them). A row runs
- * on Wharf and, where the workload's clients are all over TCP, on each built-in peer with the same options.
+ * The rows of the results table ({@code wharf perf report}): every seed workload (RR-3 is RR-1's run) at one client
+ * count near Wharf's peak on a small machine, at a small message size and at the seeds' large ones (request/reply:
+ * 2 MB, and 20 MB and 100 MB past the seeds; flows: seed 002's 4 MB and 8 MB rows, persistent and not, wherever it
+ * has them). A row runs on Wharf and, where the workload's clients are all over TCP, on each built-in peer with the
+ * same options.
  */
 final class ResultsPlan {
 
@@ -216,7 +217,7 @@ final class ResultsPlan {
             new Row("CONNECT, 4 clients (connections/s)", Workload.CONNECT,
                     List.of("--requesters", "4"), true, null),
             new Row("PS-N 2 KB, 100 subscribers (deliveries/s)", Workload.PS_N,
-                    List.of("--sizes", "2k", "--subscribers", "100"), true, pubSubSeed(100)),
+                    List.of("--sizes", "2k", "--subscribers", "100"), true, pubSubSeed(100, false)),
             // four subscriber JVMs of 250, 40 connections: under ActiveMQ Classic's stock 1,000
             new Row("PS-N 2 KB, 1,000 subscribers (deliveries/s)", Workload.PS_N,
                     List.of("--sizes", "2k", "--subscribers", "1000"), true, PubSubSeedRows.THOUSAND_SUBSCRIBERS),
@@ -248,7 +249,46 @@ final class ResultsPlan {
             new Row(String.format(Locale.ROOT, "Memory per defined queue (%,d queues, a 16-byte message each)", FOOTPRINT_QUEUES),
                     null, List.of("--connections", Integer.toString(FOOTPRINT_CONNECTIONS), "--queues", Integer.toString(FOOTPRINT_QUEUES)),
                     true, "32.85 KB (seed 004 3.6: memory per additional queue, MQ V8.0)", Kind.MEMORY_PER_QUEUE)));
+        rows.addAll(otherSeedWorkloadRows());
         return List.copyOf(rows);
+    }
+
+    /** Subscribers of the PS-T, PS-D and F-PUB rows: report 002's middle column. */
+    static final int OTHER_SUBSCRIBERS = 10;
+    /** PS-T's dummy subscriptions: seed 001's largest count, beside which a genuine subscription must cost the same. */
+    static final int PS_T_DUMMIES = 10_000;
+
+    /**
+     * The seed workloads the rows above leave out, each once at the small size (session 30): RR-2b, RR-5b, the one-way
+     * OW-1 and OW-5, PS-T, PS-D, and every flow without a 4 KB row above. After the memory rows, so that the rows before
+     * keep the numbers reports and performance-log.md cite them by.
+     */
+    private static List<Row> otherSeedWorkloadRows() {
+        List<Row> rows = new ArrayList<>(List.of(
+            new Row("RR-2b 2 KB, 8 requesters, 4 queue pairs", Workload.RR_2B,
+                    List.of("--sizes", "2k", "--requesters", "8", "--queues", "4"), false, null),
+            // neither peer runs RR-5b: a core bridge does not carry replies to another broker's temporary queue
+            new Row("RR-5b 2 KB, 8 requesters, two queue managers, 4 request queues, a temporary reply queue each", Workload.RR_5B,
+                    List.of("--sizes", "2k", "--requesters", "8", "--responders", "4", "--queues", "4"), false, null),
+            new Row("OW-1 2 KB, 8 producers at 1,000 messages/s each (messages/s)", Workload.OW_1,
+                    List.of("--sizes", "2k", "--requesters", "8", "--rate", "1000"), true, null),
+            new Row("OW-5 2 KB, 8 producers at 1,000 messages/s each, two queue managers, one channel each way (messages/s)",
+                    Workload.OW_5, List.of("--sizes", "2k", "--requesters", "8", "--rate", "1000"), true, null),
+            new Row(String.format(Locale.ROOT, "PS-T 2 KB, %d subscribers on topics of their own, %,d dummy subscriptions (deliveries/s)",
+                    OTHER_SUBSCRIBERS, PS_T_DUMMIES), Workload.PS_T, List.of("--sizes", "2k", "--subscribers",
+                    Integer.toString(OTHER_SUBSCRIBERS), "--dummies", Integer.toString(PS_T_DUMMIES)), true, null),
+            new Row(String.format(Locale.ROOT, "PS-D 2 KB, %d durable subscribers, persistent (deliveries/s)", OTHER_SUBSCRIBERS),
+                    Workload.PS_D, List.of("--sizes", "2k", "--subscribers", Integer.toString(OTHER_SUBSCRIBERS)), true,
+                    pubSubSeed(OTHER_SUBSCRIBERS, true)),
+            new Row(String.format(Locale.ROOT, "F-PUB 4 KB, %d subscribers (deliveries/s)", OTHER_SUBSCRIBERS), Workload.F_PUB,
+                    List.of("--sizes", "4k", "--subscribers", Integer.toString(OTHER_SUBSCRIBERS)), false,
+                    pubSubSeed(OTHER_SUBSCRIBERS, false))));
+        for (Workload w : List.of(Workload.F_HDR, Workload.F_WRITE, Workload.F_VALID, Workload.F_FILTER_FIRST, Workload.F_FILTER_LAST,
+                Workload.F_OPAQUE, Workload.F_ROUTE, Workload.F_COMPUTE, Workload.F_CSV_WRITE, Workload.F_FIXED_WRITE,
+                Workload.F_DB_INSERT, Workload.F_DB_UPDATE, Workload.F_DB_RETRIEVE, Workload.F_HTTP)) {
+            rows.add(new Row(w.id() + " 4 KB", w, List.of("--sizes", "4k"), false, flowSeed(w.id(), 4096, false)));
+        }
+        return rows;
     }
 
     /**
@@ -312,8 +352,9 @@ final class ResultsPlan {
                 r.rate(), r.test());
     }
 
-    private static String pubSubSeed(int subscribers) {
-        PubSubSeedRows.Row r = PubSubSeedRows.find(subscribers, false);
-        return r == null ? null : String.format(Locale.ROOT, "%,.0f (seed 002, 4 KB, %d subscribers)", r.rate(), subscribers);
+    private static String pubSubSeed(int subscribers, boolean persistent) {
+        PubSubSeedRows.Row r = PubSubSeedRows.find(subscribers, persistent);
+        return r == null ? null : String.format(Locale.ROOT, "%,.0f (seed 002, 4 KB%s, %d subscribers)", r.rate(),
+                persistent ? " persistent" : "", subscribers);
     }
 }

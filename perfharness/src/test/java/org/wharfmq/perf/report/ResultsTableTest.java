@@ -42,6 +42,22 @@ class ResultsTableTest {
         assertEquals("Plain loop (the flow's work, no messaging)", RunCommand.plainLoop(BenchmarkFlow.F_XSLT, false));
     }
 
+    /**
+     * Below 10 a second a cell is the step's mean rate with two decimals: seed 002's 8 MB flows ran at 0.2 to 10
+     * invocations a second, where most measured seconds count 0 or 1 and the median of whole counts says 0 or 1.
+     */
+    @Test
+    void aSlowRowShowsItsMeanRateNotAMedianOfWholeCounts() {
+        LatencySummary latency = new LatencySummary(10, 1_400_000, 1_400_000, 1_400_000, 1_400_000, 1_400_000, 1_400_000, 1_400_000);
+        StepResult slow = new StepResult("F-PARSE", "Wharf", 8 << 20, 2, 1, 0, 0.69, 50, 900_000, 1_200_000, 1, latency, true, null, List.of());
+        StepResult fast = step("F-PARSE", "Wharf", 20, 14_568, 1_230, true);
+        ResultsTable.Line line = ResultsTable.line("F-PARSE 8 MB, 2 requesters", "0.69 (seed 002)", null, List.of(slow));
+        assertEquals("0.69", line.cells().get("Wharf").text());
+        assertEquals(0.69, line.cells().get("Wharf").value(), 1e-9, "the mean is what the ratio reads too");
+        assertEquals("14,568", ResultsTable.line("F-PARSE 4 KB", null, null, List.of(fast)).cells().get("Wharf").text(),
+                "from 10 a second the median, in whole numbers");
+    }
+
     @Test
     void aRatedLineGivesTheClientsServedAndWhatStoppedTheStepping() {
         ResultsTable.Line line = ResultsTable.rated("RR-RATED", "35,000 (seed 004)", "RR-RATED", List.of(

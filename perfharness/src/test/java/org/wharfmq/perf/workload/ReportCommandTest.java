@@ -38,7 +38,7 @@ class ReportCommandTest {
         assertEquals(0, status, "every run passed its exactly-once checks");
         String table = Files.readString(out.resolve("results.md"));
         assertTrue(table.contains("| workload | Wharf | Artemis | Wharf / best peer |"), table);
-        assertTrue(Pattern.compile("\\| \\[RR-4b 2 KB[^]]*]\\(([^)]*)/report.md\\) \\| [0-9,]+ \\| [0-9,]+ \\| \\*\\*[0-9]+\\.[0-9]{2}\\*\\* \\|")
+        assertTrue(Pattern.compile("\\| \\[RR-4b 2 KB[^]]*]\\(([^)]*)/report.md\\) \\| [0-9.,]+ \\| [0-9.,]+ \\| \\*\\*[0-9]+\\.[0-9]{2}\\*\\* \\|")
                 .matcher(table).find(), "RR-4b ran on both, with their ratio: " + table);
         Path rowReport = out.resolve("RR-4b-2-KB-8-requesters-4-request-queues").resolve("report.md");
         assertTrue(Files.exists(rowReport), "each row has its own report");

@@ -117,6 +117,29 @@ class ReportOptionsTest {
                 "the seed has no large XSLT row");
     }
 
+    /**
+     * Every workload of the seeds has a row (RR-3 is RR-1's run: Wharf has only JMS clients), and the rows the table had
+     * before session 30 keep their numbers: the rows added for the other workloads come after the memory rows.
+     */
+    @Test
+    void everySeedWorkloadHasARowAndTheEarlierRowsKeepTheirNumbers() {
+        for (Workload w : Workload.values()) {
+            if (w != Workload.RR_3) {
+                assertTrue(ResultsPlan.ROWS.stream().anyMatch(r -> r.workload() == w), w.id() + " has a row");
+            }
+        }
+        assertEquals(17, ResultsPlan.number(row("RR-4 100 MB (100e6 B) persistent, 2 requesters, 2 transacted responders")));
+        assertEquals(31, ResultsPlan.number(row("F-PASS 4 MB, 2 requesters")));
+        assertEquals(103, ResultsPlan.number(ResultsPlan.ROWS.stream().filter(r -> r.workload() == Workload.RR_RATED).findFirst().orElseThrow()));
+        assertEquals(ResultsPlan.Kind.MEMORY_PER_QUEUE, ResultsPlan.ROWS.get(104).kind(), "row 105");
+        assertEquals("1,076 (seed 002, 4 KB persistent, 10 subscribers)",
+                row("PS-D 2 KB, 10 durable subscribers, persistent (deliveries/s)").seedRow());
+        assertEquals("2,090 (seed 002: Route node on the first element 4K)", row("F-ROUTE 4 KB").seedRow());
+        assertEquals(List.of("--sizes", "2k", "--subscribers", "10", "--dummies", "10000"),
+                ResultsPlan.ROWS.stream().filter(r -> r.workload() == Workload.PS_T).findFirst().orElseThrow().options(),
+                "one step: a row's cell is one step's rate");
+    }
+
     @Test
     void theLargeRequestReplyRowsAndAThousandSubscribersBesideTheSeeds() {
         assertEquals("1,100 (MQI Local Bindings (2MB Non-persistent) : RR-1, 13 clients)", row("RR-1 2 MB, 8 requesters").seedRow());
@@ -144,10 +167,25 @@ class ReportOptionsTest {
         }
     }
 
+    /**
+     * A report started on a busy machine says so, in its progress and in results.md's header: its rates follow the CPU
+     * left to it (a newcomer's run of CONNECT at a load of 37 on 2 cores put Wharf at 0.67 of a peer, against 2.82 quietly).
+     */
+    @Test
+    void aBusyMachineAtTheStartIsNamedAndAQuietOneIsRecorded() {
+        String busy = ReportCommand.loadNote(37.02, 2);
+        assertTrue(busy.startsWith("Load average when the report started: 37.0 on 2 cores: something else was running.")
+                && busy.contains("run the report with nothing else on the machine"), busy);
+        assertEquals("Load average when the report started: 0.4 on 2 cores.", ReportCommand.loadNote(0.4, 2));
+        assertEquals(null, ReportCommand.loadNote(Double.NaN, 2), "no /proc/loadavg: nothing said");
+        assertEquals("Wharf, Artemis and ActiveMQ Classic", ReportCommand.inWords(List.of("Wharf", "Artemis", "ActiveMQ Classic")));
+        assertEquals("Wharf", ReportCommand.inWords(List.of("Wharf")));
+    }
+
     @Test
     void refusalsNameTheFix() {
         OptionException noRow = assertThrows(OptionException.class,
-                () -> ReportCommand.Options.parse(new String[] {"--rows", "PS-T"}).rows());
+                () -> ReportCommand.Options.parse(new String[] {"--rows", "RR-3"}).rows());
         assertTrue(noRow.getMessage().contains("has no row of this workload") && noRow.getMessage().contains("RR-4"), noRow.getMessage());
         OptionException past = assertThrows(OptionException.class,
                 () -> ReportCommand.Options.parse(new String[] {"--rows", "3-999"}).rows());
