@@ -83,10 +83,16 @@ public enum BenchmarkFlow {
     private final IntFunction<byte[]> message;
     /** The database the flow's Database node writes to, or null. */
     private final BenchmarkDatabase database;
+    /**
+     * Makes the second plain loop's work for a run persistent or not, or null when the flow has none: a JMS application
+     * doing the flow's work ({@link JmsLoop}), beside the loop of the node's work alone (docs/benchmarks.md, "Plain
+     * loops").
+     */
+    private final Function<Boolean, ToIntFunction<byte[]>> jmsApplication;
 
     BenchmarkFlow(FlowFactory factory, String inputQueue, String outputQueue, Supplier<ToIntFunction<byte[]>> work) {
         this(factory, inputQueue, outputQueue, work == null ? null : persistent -> work.get(), SaleMessage::ofSize,
-                null);
+                null, null);
     }
 
     /**
@@ -94,18 +100,19 @@ public enum BenchmarkFlow {
      * the flow is built by {@link #factory(Path, boolean)}.
      */
     BenchmarkFlow(String inputQueue, String outputQueue, Function<Boolean, ToIntFunction<byte[]>> loop) {
-        this(null, inputQueue, outputQueue, loop, SaleMessage::ofSize, null);
+        this(null, inputQueue, outputQueue, loop, SaleMessage::ofSize, null, null);
     }
 
     private BenchmarkFlow(FlowFactory factory, String inputQueue, String outputQueue,
                           Function<Boolean, ToIntFunction<byte[]>> work, IntFunction<byte[]> message,
-                          BenchmarkDatabase database) {
+                          BenchmarkDatabase database, Function<Boolean, ToIntFunction<byte[]>> jmsApplication) {
         this.factory = factory;
         this.inputQueue = inputQueue;
         this.outputQueue = outputQueue;
         this.work = work;
         this.message = message;
         this.database = database;
+        this.jmsApplication = jmsApplication;
     }
 
     BenchmarkFlow(SaleFlow flow, Supplier<ToIntFunction<byte[]>> work) {
@@ -113,12 +120,14 @@ public enum BenchmarkFlow {
     }
 
     /**
-     * A flow whose plain loop is a JMS application doing the flow's work on each request's body and replying with its
-     * output ({@link JmsLoop.FlowWork#replying}): the records workloads.
+     * A records workload: its plain loop is the compute node's {@code work} on the body alone, no messaging; its second
+     * loop a JMS application doing that work on each request's body and replying with its output
+     * ({@link JmsLoop.FlowWork#replying}).
      */
     BenchmarkFlow(SaleFlow flow, UnaryOperator<byte[]> work, IntFunction<byte[]> message) {
-        this(flow, flow.inputQueue(), flow.outputQueue(), persistent -> new JmsLoop(flow.inputQueue(),
-                flow.outputQueue(), persistent, JmsLoop.FlowWork.replying(work)), message, null);
+        this(flow, flow.inputQueue(), flow.outputQueue(), persistent -> body -> work.apply(body).length, message, null,
+                persistent -> new JmsLoop(flow.inputQueue(), flow.outputQueue(), persistent,
+                        JmsLoop.FlowWork.replying(work)));
     }
 
     /** A database workload: the sale message through its statement's Database node, with a database of its own. */
@@ -127,8 +136,8 @@ public enum BenchmarkFlow {
     }
 
     private BenchmarkFlow(SaleFlow flow, DatabaseFlows.Statement statement) {
-        this(flow, flow.inputQueue(), flow.outputQueue(), persistent -> statement.loop(flow, persistent),
-                SaleMessage::ofSize, statement.database());
+        this(flow, flow.inputQueue(), flow.outputQueue(), persistent -> statement.loop(), SaleMessage::ofSize,
+                statement.database(), persistent -> statement.jmsApplication(flow, persistent));
     }
 
     /**
@@ -210,9 +219,17 @@ public enum BenchmarkFlow {
     }
 
     /**
+     * Whether the flow has a second plain loop beside the one its ratio's target is judged against: a JMS application
+     * doing the flow's work ({@link #jmsApplicationLoop(boolean)}), for the database and records workloads.
+     */
+    public boolean hasJmsApplicationLoop() {
+        return jmsApplication != null;
+    }
+
+    /**
      * Whether the plain loop's rate is bound by disk syncs, one or two per operation on one thread: F-FILE's (a sync
-     * per file) and, persistent, every JMS application's ({@link #loopWithMessaging()}: the journal's). Its rate is
-     * then the disk's sync time, which
+     * per file) and, persistent, every JMS loop's ({@link #loopWithMessaging()}: the journal's; also the second loop's,
+     * {@link #hasJmsApplicationLoop()}). Its rate is then the disk's sync time, which
      * on a machine whose disk other work shares changes several-fold within minutes, so a loop timed once, after the
      * flow's step, may have met another disk than the flow did: the runner times it before the step as well
      * ({@code RunCommand}) and says when the two differ.
@@ -232,39 +249,52 @@ public enum BenchmarkFlow {
     }
 
     /**
-     * Whether the plain loop is a JMS application ({@link JmsLoop}) with a Wharf server of its own in this JVM, whose
-     * whole CPU per operation (the loop's thread and its server's) is the comparison with the flow's JVMs that holds on
-     * a busy machine.
+     * Whether the plain loop is a JMS loop ({@link JmsLoop}) with a Wharf server of its own in this JVM (F-JMS,
+     * F-FILE-OUT, whose messages carry their work), whose whole CPU per operation (the loop's thread and its server's)
+     * is the comparison with the flow's JVMs that holds on a busy machine. The second loop
+     * ({@link #hasJmsApplicationLoop()}) is always one.
      */
     public boolean loopWithMessaging() {
-        return switch (this) {
-            case F_JMS, F_FILE_OUT, F_DB_INSERT, F_DB_UPDATE, F_DB_RETRIEVE, F_CSV_PARSE, F_CSV_WRITE, F_FIXED_PARSE,
-                 F_FIXED_WRITE -> true;
-            default -> false;
-        };
+        return this == F_JMS || this == F_FILE_OUT;
     }
 
     /**
-     * What the flow's plain loop is, as reports name it beside the flow (docs/benchmarks.md, "Plain loops"): for the
-     * integration-node and records flows a JMS application with no flow engine that receives the request, does the
-     * flow's work (a JDBC statement through a HikariCP pool, a parse or write of records, a file append, nothing for
-     * F-JMS) and replies; the JDK's HTTP client and server for F-HTTP; a file copy for F-FILE; the flow's own work (a
-     * parse, a transformation) for the XML flows. For a persistent run, the durable work it does as the flow does
-     * (a transaction per message).
+     * What the flow's plain loop is, the one issue 36's target is judged against, as reports name it beside the flow
+     * (docs/benchmarks.md, "Plain loops"): the node's work alone, no messaging, for the database flows (a JDBC
+     * statement) and the XML and records flows (a parse, a transformation, a write); a plain JMS loop for F-JMS and,
+     * with a file append in it, for F-FILE-OUT, whose messages carry their work; the JDK's HTTP client and server for
+     * F-HTTP; a file copy for F-FILE. For a persistent run, the durable work it does as the flow does (a transaction
+     * per message).
      */
     public String plainLoop(boolean persistent) {
         return switch (this) {
             case F_FILE -> "file copy synced per file, no messaging";
             case F_HTTP -> "JDK HTTP client and server, no broker";
-            case F_XSLT, F_VALID, F_PARSE, F_WRITE, F_COMPUTE, F_FILTER_FIRST, F_FILTER_LAST, F_OPAQUE, F_ROUTE, F_HDR ->
-                    "the flow's work, no messaging";
-            default -> (persistent ? "persistent JMS loop" : "plain JMS loop") + switch (this) {
-                case F_FILE_OUT -> " with a file append";
-                case F_DB_INSERT, F_DB_UPDATE, F_DB_RETRIEVE -> " with a JDBC statement from a HikariCP pool";
-                case F_CSV_PARSE, F_CSV_WRITE, F_FIXED_PARSE, F_FIXED_WRITE -> " with the records work";
-                default -> "";
-            } + (persistent ? ", a transaction per message" : "") + ", no flow engine";
+            case F_DB_INSERT, F_DB_UPDATE, F_DB_RETRIEVE -> "JDBC statement, no messaging";
+            case F_JMS, F_FILE_OUT -> jmsLoop(persistent);
+            default -> "the flow's work, no messaging";
         };
+    }
+
+    /**
+     * What the flow's second plain loop is ({@link #hasJmsApplicationLoop()}): a JMS application with no flow engine
+     * that receives the request, does the flow's work (a JDBC statement through a HikariCP pool, a parse or write of
+     * records) and replies; for a persistent run, a transaction per message.
+     */
+    public String jmsApplicationLoop(boolean persistent) {
+        if (jmsApplication == null) {
+            throw new IllegalStateException(id() + " has no JMS application loop");
+        }
+        return jmsLoop(persistent);
+    }
+
+    private String jmsLoop(boolean persistent) {
+        return (persistent ? "persistent JMS loop" : "plain JMS loop") + switch (this) {
+            case F_FILE_OUT -> " with a file append";
+            case F_DB_INSERT, F_DB_UPDATE, F_DB_RETRIEVE -> " with a JDBC statement from a HikariCP pool";
+            case F_CSV_PARSE, F_CSV_WRITE, F_FIXED_PARSE, F_FIXED_WRITE -> " with the records work";
+            default -> "";
+        } + (persistent ? ", a transaction per message" : "") + ", no flow engine";
     }
 
     /**
@@ -279,7 +309,21 @@ public enum BenchmarkFlow {
         if (work == null) {
             throw new IllegalStateException(id() + " has no work of its own to time without messaging");
         }
-        ToIntFunction<byte[]> ceilingWork = work.apply(persistent);
+        return time(work.apply(persistent), body, warmupMillis, runMillis);
+    }
+
+    /**
+     * The second loop's timing ({@link #jmsApplicationLoop(boolean)}), as {@link #ceiling}: a JMS application doing
+     * the flow's work on {@code body}, on this thread.
+     */
+    public Ceiling jmsApplicationCeiling(byte[] body, long warmupMillis, long runMillis, boolean persistent) {
+        if (jmsApplication == null) {
+            throw new IllegalStateException(id() + " has no JMS application loop");
+        }
+        return time(jmsApplication.apply(persistent), body, warmupMillis, runMillis);
+    }
+
+    private Ceiling time(ToIntFunction<byte[]> ceilingWork, byte[] body, long warmupMillis, long runMillis) {
         try {
             loop(ceilingWork, body, warmupMillis);
             com.sun.management.ThreadMXBean threads = (com.sun.management.ThreadMXBean) ManagementFactory.getThreadMXBean();

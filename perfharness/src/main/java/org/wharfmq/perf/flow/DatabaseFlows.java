@@ -19,10 +19,12 @@ import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.sql.Connection;
+import java.sql.DriverManager;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.util.List;
+import java.util.function.ToIntFunction;
 import java.util.logging.Level;
 import java.util.logging.Logger;
 
@@ -30,9 +32,10 @@ import java.util.logging.Logger;
  * The database workloads' statements (seed 002, "Inserting into a Database", "Updating a row in a Database" and
  * "Reading from a Database using the Database Retrieve Node"): a Database or DatabaseRetrieve node runs one statement with a value from the sale message (its last element, so the whole message is
  * parsed, as the seed's compute node read it) bound as a parameter, on the flow host's data source
- * {@value BenchmarkDatabase#DATA_SOURCE}. Their plain loop is a JMS application with no flow engine ({@link JmsLoop})
- * that runs the same statement with the same value through a HikariCP pool of its own ({@link PooledStatement}) on a
- * database of its own.
+ * {@value BenchmarkDatabase#DATA_SOURCE}. Their plain loop ({@link Loop}), the one issue 36's target is judged
+ * against, runs the same statement with the same value on a connection of its own to a database of its own, with no
+ * messaging and no flow engine around it. Their second loop is a JMS application with no flow engine
+ * ({@link JmsLoop}) that runs the statement through a HikariCP pool of its own ({@link PooledStatement}).
  */
 final class DatabaseFlows {
 
@@ -78,17 +81,97 @@ final class DatabaseFlows {
                     : new DatabaseNode(BenchmarkDatabase.DATA_SOURCE, sql, VALUE);
         }
 
+        /** The plain loop: the statement alone, on a connection of its own ({@link Loop}). */
+        ToIntFunction<byte[]> loop() {
+            return new Loop(this);
+        }
+
         /**
-         * The plain loop: a JMS application receiving the flow's input, running the statement through a pool
+         * The second loop: a JMS application receiving the flow's input, running the statement through a pool
          * ({@link PooledStatement}) and replying with the body, persistent and transacted when the run is.
          */
-        JmsLoop loop(SaleFlow flow, boolean persistent) {
+        JmsLoop jmsApplication(SaleFlow flow, boolean persistent) {
             return new JmsLoop(flow.inputQueue(), flow.outputQueue(), persistent, new PooledStatement(this, persistent));
+        }
+
+        /** Creates the statement's tables in a database of the loop's own: an H2 in {@code directory}, or the server's. */
+        String createDatabase(Path directory) {
+            try {
+                String url = BenchmarkDatabase.url(directory);
+                database.create(url);
+                return url;
+            } catch (SQLException e) {
+                throw new IllegalStateException("the ceiling's database: " + e.getMessage(), e);
+            }
+        }
+
+        /** Binds {@code value} and runs the statement (a query's row read), as the node does. */
+        void execute(PreparedStatement statement, Object value) throws SQLException {
+            statement.setObject(1, value);
+            if (!query) {
+                statement.executeUpdate();
+                return;
+            }
+            try (ResultSet row = statement.executeQuery()) {
+                if (!row.next() || row.getString(1) == null) {
+                    throw new IllegalStateException("the ceiling's query found no row for " + VALUE);
+                }
+            }
         }
     }
 
     /**
-     * The database work of a database workload's plain loop, as a JMS application written without a flow engine does
+     * The plain loop of a database workload, the node's work alone: the value read from the message as the node reads
+     * it (the same {@link MessagePath} on the message the input node would hand over), bound to the same statement
+     * prepared on one connection, run with auto-commit, as the flow's non-transactional invocation runs it (a query's
+     * row read). The database is an H2 in a temporary directory, deleted when the loop is closed, or the database
+     * server the run names ({@link BenchmarkDatabase#url}).
+     */
+    static final class Loop implements ToIntFunction<byte[]>, AutoCloseable {
+        private final Path directory;
+        private final Connection connection;
+        private final PreparedStatement statement;
+        private final ToIntFunction<byte[]> work;
+
+        Loop(Statement s) {
+            try {
+                directory = Files.createTempDirectory("wharf-perf-ceiling-db");
+                connection = DriverManager.getConnection(s.createDatabase(directory), BenchmarkDatabase.user(),
+                        BenchmarkDatabase.PASSWORD);
+                statement = connection.prepareStatement(s.sql());
+            } catch (IOException e) {
+                throw new UncheckedIOException(e);
+            } catch (SQLException e) {
+                throw new IllegalStateException("the ceiling's database: " + e.getMessage(), e);
+            }
+            MessagePath value = MessagePath.compile(VALUE);
+            work = BenchmarkFlow.throughNode(Domain.XML, assembly -> {
+                try {
+                    s.execute(statement, value.value(assembly));
+                } catch (SQLException e) {
+                    throw new IllegalStateException(e);
+                }
+                return assembly;
+            });
+        }
+
+        @Override
+        public int applyAsInt(byte[] body) {
+            return work.applyAsInt(body);
+        }
+
+        @Override
+        public void close() throws SQLException {
+            try {
+                connection.close();
+            } finally {
+                TempFiles.deleteTree(directory);
+            }
+        }
+    }
+
+    /**
+     * The database work of a database workload's second loop, as a JMS application written without a flow engine does
      * it for each request: the value read from the body as the node reads it (the same {@link MessagePath} on the
      * message the input node would hand over), a connection borrowed from a HikariCP pool set up as the flow host's
      * data sources are (its pool size and connection timeout; {@code DataSourcePools}), the statement prepared, bound,
@@ -102,29 +185,22 @@ final class DatabaseFlows {
         private final Path directory;
         private final String url;
         private final HikariDataSource pool;
-        private final String sql;
-        private final boolean query;
+        private final Statement statement;
         private final boolean transactional;
-        private final BenchmarkDatabase database;
         private final JmsLoop.FlowWork replying;
         /** The pool's INFO lines (its start and shutdown) would land among the runner's progress lines. */
         private final Logger poolLog = Logger.getLogger("com.zaxxer.hikari");
         private final Level poolLogLevel = poolLog.getLevel();
 
         PooledStatement(Statement s, boolean transactional) {
-            this.sql = s.sql();
-            this.query = s.query();
+            this.statement = s;
             this.transactional = transactional;
-            this.database = s.database();
             try {
                 directory = Files.createTempDirectory("wharf-perf-ceiling-db");
-                url = BenchmarkDatabase.url(directory);
-                s.database().create(url);
             } catch (IOException e) {
                 throw new UncheckedIOException(e);
-            } catch (SQLException e) {
-                throw new IllegalStateException("the ceiling's database: " + e.getMessage(), e);
             }
+            url = s.createDatabase(directory);
             DataSourceConfig settings = new DataSourceConfig(BenchmarkDatabase.DATA_SOURCE, url, BenchmarkDatabase.user(),
                     BenchmarkDatabase.PASSWORD);
             HikariConfig config = new HikariConfig();
@@ -152,17 +228,8 @@ final class DatabaseFlows {
 
         private void run(Object value) {
             try (Connection connection = pool.getConnection();
-                 PreparedStatement statement = connection.prepareStatement(sql)) {
-                statement.setObject(1, value);
-                if (query) {
-                    try (ResultSet row = statement.executeQuery()) {
-                        if (!row.next() || row.getString(1) == null) {
-                            throw new IllegalStateException("the ceiling's query found no row for " + VALUE);
-                        }
-                    }
-                } else {
-                    statement.executeUpdate();
-                }
+                 PreparedStatement prepared = connection.prepareStatement(statement.sql())) {
+                statement.execute(prepared, value);
                 if (transactional) {
                     connection.commit();
                 }
@@ -173,7 +240,7 @@ final class DatabaseFlows {
 
         /** The work done so far in the loop's database: rows inserted or updates made (as the runner counts the flow's). */
         long count() throws SQLException {
-            return database.count(url);
+            return statement.database().count(url);
         }
 
         @Override

@@ -22,9 +22,10 @@ import java.util.logging.Level;
 import java.util.logging.Logger;
 
 /**
- * The plain loop of the integration-node and records flows (F-DB-*, F-CSV-*, F-FIXED-*, F-JMS, F-FILE-OUT): what a user
- * would run without the broker's flow engine, a JMS application that receives the request, does the flow's work and
- * replies, with the same messaging as the flow's path. On one thread, over one connection to a Wharf server of its own in this JVM (TCP on 127.0.0.1), the message
+ * The plain loop of F-JMS and F-FILE-OUT, whose messages carry their work, and the second loop of the database and
+ * records flows (F-DB-*, F-CSV-*, F-FIXED-*; beside their loop of the node's work alone): what a user would run
+ * without the broker's flow engine, a JMS application that receives the request, does the flow's work and replies,
+ * with the same messaging as the flow's path. On one thread, over one connection to a Wharf server of its own in this JVM (TCP on 127.0.0.1), the message
  * is sent to the input queue, received from it, handed to the flow's work ({@link FlowWork}: sent on as it is, or
  * appended to a file and an empty message sent on), the work's output sent to the output queue and received from
  * there: the requester's work and the flow's. Non-persistent: without transactions. Persistent: the messages

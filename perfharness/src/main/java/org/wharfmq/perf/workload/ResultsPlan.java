@@ -84,7 +84,9 @@ final class ResultsPlan {
             }
             long seconds = targets * perTarget;
             if (workload.flow() != null && workload.flow().hasCeiling()) {
-                seconds += Math.min(warmup, RunCommand.CEILING_MAX_WARMUP_SECONDS) + Math.min(runLength, RunCommand.CEILING_MAX_SECONDS);
+                // the plain loop, and the JMS application beside it for the database and records flows
+                int loops = workload.flow().hasJmsApplicationLoop() ? 2 : 1;
+                seconds += loops * (Math.min(warmup, RunCommand.CEILING_MAX_WARMUP_SECONDS) + Math.min(runLength, RunCommand.CEILING_MAX_SECONDS));
             }
             return seconds;
         }

@@ -152,11 +152,16 @@ public final class RunCommand {
         List<StepResult> all = new ArrayList<>();
         BenchmarkFlow flow = settings.workload().flow();
         boolean ceilings = flow != null && flow.hasCeiling();
+        boolean applications = ceilings && flow.hasJmsApplicationLoop();
         // a loop bound by disk syncs is timed on both sides of the flow's steps: the disk may not stay the same
         Map<Integer, BenchmarkFlow.Ceiling> before = new java.util.HashMap<>();
-        if (ceilings && flow.syncBound(settings.persistent())) {
-            for (int size : settings.sizes()) {
+        Map<Integer, BenchmarkFlow.Ceiling> applicationBefore = new java.util.HashMap<>();
+        for (int size : settings.sizes()) {
+            if (ceilings && flow.syncBound(settings.persistent())) {
                 before.put(size, ceiling(settings, flow, size));
+            }
+            if (applications && settings.persistent()) { // its journal's syncs
+                applicationBefore.put(size, jmsApplicationCeiling(settings, flow, size));
             }
         }
         for (Target t : targets) {
@@ -164,51 +169,84 @@ public final class RunCommand {
         }
         if (ceilings) {
             for (int size : settings.sizes()) {
-                BenchmarkFlow.Ceiling after = ceiling(settings, flow, size);
-                StepResult loop = ceilingStep(settings, flow, size, before.get(size), after, progress);
                 StepResult flowStep = MarkdownReport.peak(all.stream().filter(s -> s.messageSize() == size
                         && s.target().equals(Target.WHARF.displayName())).toList());
-                if (flowStep != null && flowStep.allCpuMicrosPerOp() > 0) {
-                    printCpuComparison(flow, size, before.get(size), after, flowStep, progress);
+                BenchmarkFlow.Ceiling after = ceiling(settings, flow, size);
+                BenchmarkFlow.Ceiling c = timing(before.get(size), after);
+                StepResult loop = ceilingStep(settings, flow, "ceiling", flow.plainLoop(settings.persistent()),
+                        plainLoop(flow, settings.persistent()), size, before.get(size), after, progress);
+                if (flowStep != null && flowStep.allCpuMicrosPerOp() > 0 && flow.loopOnItsThread()) {
+                    progress.accept(flow.id() + " " + Sizes.label(size) + cpuComparison("the loop's thread",
+                            c.cpuMicrosPerOp(), flowStep));
+                } else if (flowStep != null && flowStep.allCpuMicrosPerOp() > 0 && flow.loopWithMessaging()) {
+                    progress.accept(flow.id() + " " + Sizes.label(size) + cpuComparison(LOOP_JVM,
+                            c.processCpuMicrosPerOp(), flowStep));
+                }
+                if (flowStep != null && c.rate() > 0) {
+                    progress.accept(String.format(java.util.Locale.ROOT, "%s %s: Wharf / loop = %.2f (%s/s against "
+                                    + "%s/s in the plain loop: %s; issue 36's target: 0.77 or more)", flow.id(),
+                            Sizes.label(size), flowStep.medianRate() / c.rate(), Sizes.rate(flowStep.medianRate()),
+                            Sizes.rate(c.rate()), flow.plainLoop(settings.persistent())));
                 }
                 all.add(loop);
+                if (applications) {
+                    all.add(jmsApplicationStep(settings, flow, size, applicationBefore.get(size), flowStep, progress));
+                }
             }
         }
         return all;
     }
 
+    /** The whole JVM of a loop with messaging: its thread and its own server. */
+    private static final String LOOP_JVM = "the loop's JVM (its thread and its server)";
+
     /**
-     * The comparison of a flow with its plain loop that holds on a busy machine, CPU per operation: F-FILE's loop
-     * thread (it does all its work there), or the whole JVM of a loop with messaging (its thread and its own server),
-     * against the CPU of the flow's JVMs (server and clients) per operation.
+     * The second loop's row ({@link BenchmarkFlow#jmsApplicationLoop(boolean)}), timed as the ceiling is, and its
+     * ratios to the flow, by rate and by CPU per operation (its whole JVM against the flow's JVMs): a second reference,
+     * not the ratio issue 36's target is judged against.
      */
-    private static void printCpuComparison(BenchmarkFlow flow, int size, BenchmarkFlow.Ceiling before,
-                                           BenchmarkFlow.Ceiling after, StepResult flowStep, Consumer<String> progress) {
-        BenchmarkFlow.Ceiling c = before == null ? after : BenchmarkFlow.Ceiling.mean(before, after);
-        String what;
-        double loopCpu;
-        if (flow.loopOnItsThread()) {
-            what = "the loop's thread";
-            loopCpu = c.cpuMicrosPerOp();
-        } else if (flow.loopWithMessaging()) {
-            what = "the loop's JVM (its thread and its server)";
-            loopCpu = c.processCpuMicrosPerOp();
-        } else {
-            return;
+    private static StepResult jmsApplicationStep(RunSettings settings, BenchmarkFlow flow, int size,
+                                                 BenchmarkFlow.Ceiling before, StepResult flowStep,
+                                                 Consumer<String> progress) {
+        BenchmarkFlow.Ceiling after = jmsApplicationCeiling(settings, flow, size);
+        BenchmarkFlow.Ceiling c = timing(before, after);
+        StepResult step = ceilingStep(settings, flow, "JMS application", flow.jmsApplicationLoop(settings.persistent()),
+                jmsApplicationLoop(flow, settings.persistent()), size, before, after, progress);
+        if (flowStep != null && c.rate() > 0) {
+            progress.accept(String.format(java.util.Locale.ROOT, "%s %s against a JMS application doing the same work: "
+                            + "Wharf / loop = %.2f (%s/s against %s/s)%s", flow.id(), Sizes.label(size),
+                    flowStep.medianRate() / c.rate(), Sizes.rate(flowStep.medianRate()), Sizes.rate(c.rate()),
+                    flowStep.allCpuMicrosPerOp() > 0 ? ";" + cpuComparison(LOOP_JVM, c.processCpuMicrosPerOp(), flowStep)
+                            : ""));
         }
-        progress.accept(String.format(java.util.Locale.ROOT, "%s %s by CPU per operation: %s %s us, the flow's JVMs "
-                        + "(server and clients) %s us: loop/flow = %.2f", flow.id(), Sizes.label(size), what,
-                Sizes.decimal(loopCpu), Sizes.decimal(flowStep.allCpuMicrosPerOp()),
-                loopCpu / flowStep.allCpuMicrosPerOp()));
+        return step;
     }
 
     /**
-     * The ceiling's row: the loop's timing after the flow's steps, or for a sync-bound loop the mean of its timings
-     * before and after them, with a problem (not a failure) when they differ by more than {@link #CEILING_DRIFT}.
+     * The comparison of a flow with a plain loop that holds on a busy machine, CPU per operation: {@code what} (F-FILE's
+     * loop thread, which does all its work there, or the whole JVM of a loop with messaging) against the CPU of the
+     * flow's JVMs (server and clients) per operation.
      */
-    private static StepResult ceilingStep(RunSettings settings, BenchmarkFlow flow, int size, BenchmarkFlow.Ceiling before,
+    private static String cpuComparison(String what, double loopCpu, StepResult flowStep) {
+        return String.format(java.util.Locale.ROOT, " by CPU per operation: %s %s us, the flow's JVMs (server and "
+                        + "clients) %s us: loop/flow = %.2f", what, Sizes.decimal(loopCpu),
+                Sizes.decimal(flowStep.allCpuMicrosPerOp()), loopCpu / flowStep.allCpuMicrosPerOp());
+    }
+
+    /** A loop's timing after the flow's steps, or for a sync-bound loop the mean of its timings before and after. */
+    private static BenchmarkFlow.Ceiling timing(BenchmarkFlow.Ceiling before, BenchmarkFlow.Ceiling after) {
+        return before == null ? after : BenchmarkFlow.Ceiling.mean(before, after);
+    }
+
+    /**
+     * A loop's row, named {@code target}, and its progress line ({@code which}: the ceiling, or the JMS application):
+     * its timing after the flow's steps, or for a sync-bound loop the mean of its timings before and after them, with
+     * a problem (not a failure) when they differ by more than {@link #CEILING_DRIFT}.
+     */
+    private static StepResult ceilingStep(RunSettings settings, BenchmarkFlow flow, String which, String loopName,
+                                          String target, int size, BenchmarkFlow.Ceiling before,
                                           BenchmarkFlow.Ceiling after, Consumer<String> progress) {
-        BenchmarkFlow.Ceiling c = before == null ? after : BenchmarkFlow.Ceiling.mean(before, after);
+        BenchmarkFlow.Ceiling c = timing(before, after);
         List<String> problems = new ArrayList<>();
         String timings = "";
         if (before != null) {
@@ -222,12 +260,12 @@ public final class RunCommand {
                         drift, Sizes.rate(before.rate()), Sizes.rate(after.rate())));
             }
         }
-        progress.accept(String.format(java.util.Locale.ROOT, "%s ceiling %s: %s/s in a plain loop on one thread (%s)%s, "
-                + "%s us CPU and %,.0f bytes allocated each on its thread, %s us CPU each in its JVM", flow.id(),
-                Sizes.label(size), Sizes.rate(c.rate()), flow.plainLoop(settings.persistent()), timings,
+        progress.accept(String.format(java.util.Locale.ROOT, "%s %s %s: %s/s in a plain loop on one thread (%s)%s, "
+                + "%s us CPU and %,.0f bytes allocated each on its thread, %s us CPU each in its JVM", flow.id(), which,
+                Sizes.label(size), Sizes.rate(c.rate()), loopName, timings,
                 Sizes.decimal(c.cpuMicrosPerOp()), c.bytesPerOp(), Sizes.decimal(c.processCpuMicrosPerOp())));
-        problems.forEach(p -> progress.accept(flow.id() + " ceiling " + Sizes.label(size) + ": " + p));
-        return new StepResult(settings.workload().id(), plainLoop(flow, settings.persistent()), size, 1, 1, c.rate(),
+        problems.forEach(p -> progress.accept(flow.id() + " " + which + " " + Sizes.label(size) + ": " + p));
+        return new StepResult(settings.workload().id(), target, size, 1, 1, c.rate(),
                 c.rate(), Double.NaN, c.cpuMicrosPerOp(), Double.NaN, Double.NaN, LatencySummary.NONE, true, null,
                 problems);
     }
@@ -256,6 +294,23 @@ public final class RunCommand {
     public static boolean isPlainLoop(String target) {
         return target.startsWith(PLAIN_LOOP + " (");
     }
+
+    /**
+     * How the name of a flow's second loop starts, as a target's ({@link BenchmarkFlow#jmsApplicationLoop(boolean)}):
+     * a JMS application doing the flow's work, a reference beside the plain loop, not the one the target is judged
+     * against.
+     */
+    public static final String JMS_APPLICATION = "JMS application";
+
+    /** The target name of {@code flow}'s second loop, e.g. {@code JMS application (plain JMS loop with ..., no flow engine)}. */
+    public static String jmsApplicationLoop(BenchmarkFlow flow, boolean persistent) {
+        return JMS_APPLICATION + " (" + flow.jmsApplicationLoop(persistent) + ")";
+    }
+
+    /** Whether {@code target} is a flow's second loop ({@link #jmsApplicationLoop}) rather than a server. */
+    public static boolean isJmsApplicationLoop(String target) {
+        return target.startsWith(JMS_APPLICATION + " (");
+    }
     /** Longest the ceiling loop is measured. */
     static final int CEILING_MAX_SECONDS = 10;
     /**
@@ -267,9 +322,22 @@ public final class RunCommand {
 
     /** Times the flow's own work on the message of {@code size} in a plain loop in this JVM (spec: "the ceiling"). */
     private static BenchmarkFlow.Ceiling ceiling(RunSettings settings, BenchmarkFlow flow, int size) {
-        long warmup = Math.min(settings.warmupSeconds(), CEILING_MAX_WARMUP_SECONDS) * 1000L;
-        long run = Math.min(settings.runSeconds(), CEILING_MAX_SECONDS) * 1000L;
-        return flow.ceiling(flow.message(size), warmup, run, settings.persistent());
+        return flow.ceiling(flow.message(size), ceilingWarmupMillis(settings), ceilingRunMillis(settings),
+                settings.persistent());
+    }
+
+    /** Times the flow's second loop, a JMS application doing its work, as {@link #ceiling} does the first. */
+    private static BenchmarkFlow.Ceiling jmsApplicationCeiling(RunSettings settings, BenchmarkFlow flow, int size) {
+        return flow.jmsApplicationCeiling(flow.message(size), ceilingWarmupMillis(settings), ceilingRunMillis(settings),
+                settings.persistent());
+    }
+
+    private static long ceilingWarmupMillis(RunSettings settings) {
+        return Math.min(settings.warmupSeconds(), CEILING_MAX_WARMUP_SECONDS) * 1000L;
+    }
+
+    private static long ceilingRunMillis(RunSettings settings) {
+        return Math.min(settings.runSeconds(), CEILING_MAX_SECONDS) * 1000L;
     }
 
     private static void printRatios(RunSettings settings, Target peer, List<StepResult> all, Consumer<String> progress) {
@@ -334,7 +402,7 @@ public final class RunCommand {
         for (int size : settings.sizes()) {
             Map<String, List<StepResult>> series = new LinkedHashMap<>();
             byTarget.forEach((t, steps) -> {
-                if (!isPlainLoop(t)) { // one point, orders of magnitude above: it would flatten the others
+                if (!isPlainLoop(t) && !isJmsApplicationLoop(t)) { // one point, far above: it would flatten the others
                     series.put(t, steps.stream().filter(s -> s.messageSize() == size).toList());
                 }
             });

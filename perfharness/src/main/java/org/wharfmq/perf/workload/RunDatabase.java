@@ -8,9 +8,9 @@ import java.util.function.Consumer;
 
 /**
  * The database a run's F-DB-* workload uses, as {@code --database} says: {@code h2}, the default, an embedded H2 for
- * the flow's data source and another for the plain loop (nothing to start here); or {@code postgres}, a PostgreSQL
+ * the flow's data source and one for each of its plain loops (nothing to start here); or {@code postgres}, a PostgreSQL
  * server that the runner starts for the run from zonky's binaries ({@link PostgresServer}) and stops after it, used by
- * the flow's data source and then by the plain loop. The server is named to the runner's JVM and to the server JVMs it
+ * the flow's data source and then by its plain loops. The server is named to the runner's JVM and to the server JVMs it
  * starts by the system properties {@value BenchmarkDatabase#URL_PROPERTY} and
  * {@value BenchmarkDatabase#USER_PROPERTY} (docs/benchmarks.md, "The F-DB rows on PostgreSQL").
  */
@@ -36,7 +36,7 @@ final class RunDatabase implements AutoCloseable {
         System.setProperty(BenchmarkDatabase.URL_PROPERTY, postgres.url());
         System.setProperty(BenchmarkDatabase.USER_PROPERTY, postgres.user());
         progress.accept("database: PostgreSQL at " + postgres.url() + " (zonky's binaries, fsync off), for the flow's "
-                + "data source and then the plain loop");
+                + "data source and then its plain loops");
         return new RunDatabase(postgres);
     }
 

@@ -59,6 +59,24 @@ class ResultsTableTest {
     }
 
     @Test
+    void aDatabaseFlowsTargetIsItsPlainLoopAndTheJmsApplicationIsASecondReference() {
+        ResultsTable.Line line = ResultsTable.line("F-DB-UPDATE 4 KB", null, "F-DB-UPDATE-4-KB", List.of(
+                step("F-DB-UPDATE", "Wharf", 20, 6_000, 800, true),
+                step("F-DB-UPDATE", RunCommand.plainLoop(BenchmarkFlow.F_DB_UPDATE, false), 1, 10_000, 0, true),
+                step("F-DB-UPDATE", RunCommand.jmsApplicationLoop(BenchmarkFlow.F_DB_UPDATE, false), 1, 5_000, 0, true)));
+        assertEquals(List.of("Wharf"), List.copyOf(line.cells().keySet()), "neither loop is a server's cell");
+        assertEquals("JDBC statement, no messaging", line.loop().name());
+        assertEquals(0.6, line.loopRatio(), 1e-9, "the target's ratio: against the statement alone");
+        assertEquals(1.2, line.jmsApplicationRatio(), 1e-9);
+        assertTrue(line.summary().endsWith("JDBC statement, no messaging 10,000/s, Wharf / loop 0.60; against a JMS "
+                + "application doing the same work (plain JMS loop with a JDBC statement from a HikariCP pool, no flow "
+                + "engine) 5,000/s, Wharf / loop 1.20"), line.summary());
+        String table = ResultsTable.render(List.of(line), List.of(), "bin/wharf perf report", 30, 20);
+        assertTrue(table.contains("| 10,000/s, JDBC statement, no messaging (0.60); against a JMS application doing the "
+                + "same work: 5,000/s (1.20) |"), table);
+    }
+
+    @Test
     void aRatedLineGivesTheClientsServedAndWhatStoppedTheStepping() {
         ResultsTable.Line line = ResultsTable.rated("RR-RATED", "35,000 (seed 004)", "RR-RATED", List.of(
                 step("RR-RATED", "Wharf", 250, 370, 2_000, true), step("RR-RATED", "Wharf", 1000, 1_490, 20_000, true),

@@ -17,8 +17,9 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
  * The short form of F-DB-UPDATE on PostgreSQL ({@code --database postgres}): the runner starts a PostgreSQL server,
- * the flow's data source and then the plain loop use it, and it is stopped after the run. The run passes only if the
- * database counted one update per invocation (the runner's flow check); the loop's line says its CPU per operation.
+ * the flow's data source and then both plain loops (the statement alone, and the JMS application) use it, and it is
+ * stopped after the run. The run passes only if the database counted one update per invocation (the runner's flow
+ * check); the JMS application's line says its JVM's CPU per operation.
  */
 @Tag("slow")
 class PostgresWorkloadTest {
@@ -38,9 +39,12 @@ class PostgresWorkloadTest {
         String progress = printed.toString(StandardCharsets.UTF_8);
         assertEquals(0, status, progress);
         assertTrue(progress.contains("database: PostgreSQL at jdbc:postgresql://127.0.0.1:"), progress);
-        assertTrue(progress.contains("F-DB-UPDATE ceiling 4KB") && progress.contains(
+        assertTrue(progress.contains("F-DB-UPDATE ceiling 4KB") && progress.contains("(JDBC statement, no messaging)"),
+                progress);
+        assertTrue(progress.contains("F-DB-UPDATE JMS application 4KB") && progress.contains(
                 "plain JMS loop with a JDBC statement from a HikariCP pool, no flow engine"), progress);
-        assertTrue(progress.contains("by CPU per operation: the loop's JVM"), progress);
+        assertTrue(progress.contains("against a JMS application doing the same work: Wharf / loop = ")
+                && progress.contains("by CPU per operation: the loop's JVM"), progress);
         assertTrue(Files.readString(out.resolve("report.md")).contains("--database postgres"));
         assertNull(System.getProperty(BenchmarkDatabase.URL_PROPERTY), "the server is forgotten with the run");
     }
