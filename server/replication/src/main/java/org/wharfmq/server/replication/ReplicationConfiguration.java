@@ -81,6 +81,13 @@ public final class ReplicationConfiguration {
      */
     public static final int HEARTBEATS_PER_ELECTION_TIMEOUT = 4;
     /**
+     * The heartbeat intervals after which the active member takes a replica with nothing in flight to it and no answer
+     * from it for one that does not answer (its process gone, its host cut off), and sends it one request per heartbeat
+     * interval, not one per entry appended ({@link OneAppendRpc}): two, 500 ms by default. A replica that runs answers
+     * within one interval of each request: an idle one's heartbeat answer comes a round trip after each heartbeat.
+     */
+    public static final int UNANSWERED_AFTER_HEARTBEATS = 2;
+    /**
      * Every member, the active one included, takes a snapshot once the log entries it applied since its latest hold
      * this many bytes, and Ratis then purges its log up to it (whole segments of {@link #LOG_SEGMENT_BYTES}): so a
      * member's Raft log holds about this much and a segment, however long it runs, and a restart applies at most
