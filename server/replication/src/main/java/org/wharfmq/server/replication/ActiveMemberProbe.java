@@ -37,14 +37,15 @@ import java.util.function.Supplier;
  * it closed or reset at once, where a live one (paused or not: the kernel accepts for a stopped process) keeps it open
  * waiting for the TLS handshake.
  *
- * <p>What: every {@link ReplicationConfiguration#heartbeatIntervalMillis heartbeat interval}, a replica that follows
- * an active member and has heard nothing from it for {@link ReplicationConfiguration#PROBE_AFTER_HEARTBEATS}
- * heartbeat intervals connects to its replication address, the first replica by id alone (so that two do not split
- * the vote). Refused, closed or reset: the replica asks for the
- * votes at once, as the target of a switchover does (Ratis's {@code startLeaderElection}: no pre-vote, the term raised
- * first). The other replica grants its vote at the higher term when this one's log holds at least what its own does,
- * as in any election: Raft's safety is the votes', never the timing's. Held open, not answered in time, or any other
- * error: nothing is done, and the election timeout decides as before.
+ * <p>What: {@link ReplicationConfiguration#PROBE_CHECKS_PER_HEARTBEAT} times per
+ * {@link ReplicationConfiguration#heartbeatIntervalMillis heartbeat interval}, a replica that follows an active member
+ * and has heard nothing from it for {@link ReplicationConfiguration#PROBE_AFTER_HEARTBEATS} heartbeat intervals
+ * connects to its replication address, the first replica by id alone (so that two do not split the vote). Refused,
+ * closed or reset: the replica asks for the votes at once, as the target of a switchover does (Ratis's
+ * {@code startLeaderElection}: no pre-vote, the term raised first). The other replica grants its vote at the higher
+ * term when this one's log holds at least what its own does, as in any election: Raft's safety is the votes', never
+ * the timing's. Held open, not answered in time, or any other error: nothing is done, and the election timeout decides
+ * as before.
  *
  * <p>Threads: one daemon timer of its own; the probe's connect and read wait at most a heartbeat interval each.
  * {@link #close} stops it.
@@ -74,11 +75,15 @@ final class ActiveMemberProbe implements AutoCloseable {
         });
     }
 
-    /** Starts probing, every {@code intervalMillis}, for member {@code self} of {@code group}. */
+    /**
+     * Starts probing for member {@code self} of {@code group}, whose heartbeat interval is {@code intervalMillis}: its
+     * silence looked at {@link ReplicationConfiguration#PROBE_CHECKS_PER_HEARTBEAT} times per interval.
+     */
     static ActiveMemberProbe start(Supplier<RaftServer.Division> division, String self, String group,
                                    long intervalMillis) {
         ActiveMemberProbe probe = new ActiveMemberProbe(division, RaftPeerId.valueOf(self), group, intervalMillis);
-        probe.timer.scheduleWithFixedDelay(probe::check, intervalMillis, intervalMillis, TimeUnit.MILLISECONDS);
+        long every = Math.max(1, intervalMillis / ReplicationConfiguration.PROBE_CHECKS_PER_HEARTBEAT);
+        probe.timer.scheduleWithFixedDelay(probe::check, every, every, TimeUnit.MILLISECONDS);
         return probe;
     }
 

@@ -66,9 +66,19 @@ public final class ReplicationConfiguration {
     /**
      * The heartbeat intervals without a word from the active member after which the first replica by id probes it
      * ({@link #PROBE_ACTIVE_MEMBER}; the others leave it to the election timeout, so that two do not split the vote):
-     * two, 500 ms by default, so that one late heartbeat costs no connection.
+     * 1.25, 312 ms by default. The probe decides nothing by itself (a member that is there holds the connection), so
+     * the threshold only weighs the kill's election against the connections a live active member is sent: one for a
+     * heartbeat more than a quarter interval late, held a heartbeat interval and closed. Two intervals (before session
+     * 30) put a kill's probe 0.64 to 0.96 s after it, the clients' work going on meanwhile (their appends keep the
+     * silence at zero until the kill).
      */
-    public static final int PROBE_AFTER_HEARTBEATS = 2;
+    public static final double PROBE_AFTER_HEARTBEATS = 1.25;
+    /**
+     * How often, per heartbeat interval, the first replica looks at the active member's silence: four (every 62 ms by
+     * default), so that its probe comes at most that long after {@link #PROBE_AFTER_HEARTBEATS}; each look reads the
+     * member's role from Ratis, nothing more.
+     */
+    public static final int PROBE_CHECKS_PER_HEARTBEAT = 4;
     /**
      * The active member sends a replica a heartbeat whenever it has sent it nothing for the election timeout's minimum
      * divided by this ({@link #heartbeatIntervalMillis}: 250 ms by default), an append in flight or not. A replica that

@@ -63,7 +63,7 @@ class ActiveMemberProbeTest {
 
     /**
      * With an election timeout of 6 s (heartbeats every 1.5 s), the first replica probes the stopped active member
-     * after 3 to 4.5 s without a word and asks for the votes then: the new active member is elected by its request,
+     * after 1.9 to 2.3 s without a word and asks for the votes then: the new active member is elected by its request,
      * which the count of elections it asked shows (Ratis's own timer could start one only after 6 s).
      */
     @Test
