@@ -57,7 +57,7 @@ final class ReplicatedGroup implements AutoCloseable {
     private static final Long ELECTION_TIMEOUT_MILLIS = Long.getLong("wharf.it.electionTimeoutMillis");
     /**
      * The members' {@code probeActiveMember}, for runs that compare failover times with and without it
-     * ({@code -Dwharf.it.probeActiveMember=true}); the default's (off) otherwise.
+     * ({@code -Dwharf.it.probeActiveMember=false}); the default's (on) otherwise.
      */
     private static final String PROBE_ACTIVE_MEMBER = System.getProperty("wharf.it.probeActiveMember");
     /** A status line only a queue manager's own status has: a member serving clients, not a replica's. */

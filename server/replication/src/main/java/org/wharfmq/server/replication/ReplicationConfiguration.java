@@ -55,14 +55,14 @@ public final class ReplicationConfiguration {
      * Whether a replica that hears nothing from the active member for {@link #PROBE_AFTER_HEARTBEATS} heartbeat
      * intervals connects to its replication address, and, when the connection is refused or closed at once (the
      * member's process is gone: a kill -9, a crash, its replication closed), asks for the votes at once instead of
-     * waiting out the election timeout ({@link ActiveMemberProbe}): a kill's election about 0.5 s after it instead of
+     * waiting out the election timeout ({@link ActiveMemberProbe}): a kill's election about 0.6 s after it instead of
      * 1.5 s at the median. A member that is there (paused, slow, or its connection held open by the network) is left
-     * to the election timeout, as is a host that stopped answering. Off by default for now: with it on,
-     * {@code ReplicatedFailoverTest}'s switchover met a deadlock in Ratis's log close (session 28), which
-     * {@link LogCacheEviction} now prevents; session 29's runs with it on passed the switchover every time but not
-     * five runs in a row (docs/performance-log.md, "Session 29"); {@code true} turns it on.
+     * to the election timeout, as is a host that stopped answering. On by default (since session 30); {@code false}
+     * leaves every election to the timeout. (Sessions 28 and 29 left it off after {@code ReplicatedFailoverTest}'s
+     * switchover hung with it on: a deadlock in Ratis's own log close, which {@link LogCacheEviction} now prevents, the
+     * probe's code on neither thread; session 29's two failed runs were the test's limits against JVM starts.)
      */
-    public static final Setting<Boolean> PROBE_ACTIVE_MEMBER = Setting.flag("probeActiveMember", false);
+    public static final Setting<Boolean> PROBE_ACTIVE_MEMBER = Setting.flag("probeActiveMember", true);
     /**
      * The heartbeat intervals without a word from the active member after which the first replica by id probes it
      * ({@link #PROBE_ACTIVE_MEMBER}; the others leave it to the election timeout, so that two do not split the vote):
