@@ -108,6 +108,11 @@ final class ReconnectWorkload {
         }
     }
 
+    /** The connections the clients have lost so far, all together (each one's FailoverListener's DISCONNECTED). */
+    long disconnections() {
+        return clients.stream().mapToLong(Client::disconnections).sum();
+    }
+
     /**
      * Holds both transacted clients in the middle of a transaction, notes the time, kills {@code server} with SIGKILL
      * and waits until every client has heard its connection was lost (its FailoverListener's DISCONNECTED, within

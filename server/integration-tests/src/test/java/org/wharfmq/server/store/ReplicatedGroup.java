@@ -32,10 +32,24 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 final class ReplicatedGroup implements AutoCloseable {
 
     static final String[] IDS = {"a", "b", "c"};
-    /** How long an election, a member's start or a status the test waits for may take on a loaded machine. */
+    /** How long an election or a status the test waits for may take on a loaded machine. */
     static final Duration ELECTION = Duration.ofSeconds(90);
-    /** How long the first election may take: three JVMs starting at once on a loaded machine. */
-    private static final Duration FIRST_ELECTION = Duration.ofSeconds(180);
+    /**
+     * How long a member started again may take to be back in sync: its JVM's start, which took 20 s at load 40 and 77 s
+     * at load 49 (session 29: the second kill's election, which then waited for that start, failed the test's 90 s).
+     */
+    static final Duration MEMBER_START = Duration.ofSeconds(180);
+    /**
+     * How long the first election may take: three JVMs starting at once on a loaded machine (session 29 saw them take
+     * 2 min at load 45 to 62 to follow as replicas, and two leaders lose the role within 3 s, past the 3 min then
+     * given).
+     */
+    private static final Duration FIRST_ELECTION = Duration.ofSeconds(300);
+    /**
+     * How often the test asks the members who is active: each question is a {@code wharf admin} status session on
+     * each member, so asking every 20 ms took CPU from the members it waited for on the shared 2-core machine.
+     */
+    private static final long ASK_EVERY_MILLIS = 100;
     /**
      * The members' {@code electionTimeoutMillis}, for a soak that compares failover times
      * ({@code -Dwharf.it.electionTimeoutMillis=2000}); the default's otherwise.
@@ -43,7 +57,7 @@ final class ReplicatedGroup implements AutoCloseable {
     private static final Long ELECTION_TIMEOUT_MILLIS = Long.getLong("wharf.it.electionTimeoutMillis");
     /**
      * The members' {@code probeActiveMember}, for runs that compare failover times with and without it
-     * ({@code -Dwharf.it.probeActiveMember=true}); the default's (off) otherwise.
+     * ({@code -Dwharf.it.probeActiveMember=false}); the default's (on) otherwise.
      */
     private static final String PROBE_ACTIVE_MEMBER = System.getProperty("wharf.it.probeActiveMember");
     /** A status line only a queue manager's own status has: a member serving clients, not a replica's. */
@@ -229,7 +243,7 @@ final class ReplicatedGroup implements AutoCloseable {
                 assertFalse(members[i] != null && members[i] != ended && !members[i].alive(),
                         () -> "member " + IDS[gone] + " ended:\n" + members[gone].outputSoFar());
             }
-            LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(20));
+            LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(ASK_EVERY_MILLIS));
         }
         throw new AssertionError("no member became active within " + within + ":\n" + outputs());
     }
@@ -239,8 +253,13 @@ final class ReplicatedGroup implements AutoCloseable {
      * under load the member elected may lose the role again, and the next one is asked then. Returns its position.
      */
     int awaitActiveWith(String expected) {
+        return awaitActiveWith(expected, ELECTION);
+    }
+
+    /** {@link #awaitActiveWith(String)} for at most {@code within} ({@link #MEMBER_START} after a member's start). */
+    int awaitActiveWith(String expected, Duration within) {
         Pattern pattern = Pattern.compile(expected);
-        long deadline = System.nanoTime() + ELECTION.toNanos();
+        long deadline = System.nanoTime() + within.toNanos();
         String last = "";
         while (System.nanoTime() < deadline) {
             for (int i = 0; i < 3; i++) {
@@ -250,7 +269,7 @@ final class ReplicatedGroup implements AutoCloseable {
                 }
                 last = status != null ? status : last;
             }
-            LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(100));
+            LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(ASK_EVERY_MILLIS));
         }
         throw new AssertionError("no active member's status showed " + expected + ":\n" + last + "\n" + outputs());
     }

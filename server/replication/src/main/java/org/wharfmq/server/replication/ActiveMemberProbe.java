@@ -8,6 +8,7 @@ import org.apache.ratis.protocol.RaftPeer;
 import org.apache.ratis.protocol.RaftPeerId;
 import org.apache.ratis.server.DivisionInfo;
 import org.apache.ratis.server.RaftServer;
+import org.apache.ratis.server.RaftServerRpc;
 import org.apache.ratis.server.protocol.RaftServerProtocol;
 import org.apache.ratis.server.protocol.TermIndex;
 
@@ -19,6 +20,7 @@ import java.net.Socket;
 import java.net.SocketException;
 import java.net.SocketTimeoutException;
 import java.util.Comparator;
+import java.util.List;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
@@ -37,14 +39,18 @@ import java.util.function.Supplier;
  * it closed or reset at once, where a live one (paused or not: the kernel accepts for a stopped process) keeps it open
  * waiting for the TLS handshake.
  *
- * <p>What: every {@link ReplicationConfiguration#heartbeatIntervalMillis heartbeat interval}, a replica that follows
- * an active member and has heard nothing from it for {@link ReplicationConfiguration#PROBE_AFTER_HEARTBEATS}
- * heartbeat intervals connects to its replication address, the first replica by id alone (so that two do not split
- * the vote). Refused, closed or reset: the replica asks for the
- * votes at once, as the target of a switchover does (Ratis's {@code startLeaderElection}: no pre-vote, the term raised
- * first). The other replica grants its vote at the higher term when this one's log holds at least what its own does,
- * as in any election: Raft's safety is the votes', never the timing's. Held open, not answered in time, or any other
- * error: nothing is done, and the election timeout decides as before.
+ * <p>What: {@link ReplicationConfiguration#PROBE_CHECKS_PER_HEARTBEAT} times per
+ * {@link ReplicationConfiguration#heartbeatIntervalMillis heartbeat interval}, a replica that follows an active member
+ * and has heard nothing from it for {@link ReplicationConfiguration#PROBE_AFTER_HEARTBEATS} heartbeat intervals
+ * connects to its replication address, the first replica by id alone (so that two do not split the vote). Refused,
+ * closed or reset: an election starts at once, as the target of a switchover starts one (Ratis's
+ * {@code startLeaderElection}: no pre-vote, the term raised first), by the replica whose log holds the most: this one
+ * first asks the other replica to start it, which Ratis grants only when the other's log holds at least this one's
+ * last entry (the other then wins this one's vote), and starts it itself when the other refuses (its log is shorter,
+ * so it votes for this one). One election, by the replica that can win it: when this replica alone asked for the votes,
+ * half the kills found the other's log an entry longer (one append in flight per replica: either may have the last),
+ * its vote refused, and the other's timer elected 1 to 1.5 s later. Raft's safety is the votes', never the timing's.
+ * Held open, not answered in time, or any other error: nothing is done, and the election timeout decides as before.
  *
  * <p>Threads: one daemon timer of its own; the probe's connect and read wait at most a heartbeat interval each.
  * {@link #close} stops it.
@@ -58,8 +64,10 @@ final class ActiveMemberProbe implements AutoCloseable {
     private final String group;
     private final long intervalMillis;
     private final ScheduledExecutorService timer;
-    /** The elections this member asked for because the active member was gone. */
+    /** The elections this member had started (by itself or the other replica) because the active member was gone. */
     private final AtomicInteger elections = new AtomicInteger();
+    /** The term in which this member last had an election started; the timer's thread alone reads and writes it. */
+    private long startedInTerm = -1;
 
     private ActiveMemberProbe(Supplier<RaftServer.Division> division, RaftPeerId self, String group,
                               long intervalMillis) {
@@ -74,11 +82,15 @@ final class ActiveMemberProbe implements AutoCloseable {
         });
     }
 
-    /** Starts probing, every {@code intervalMillis}, for member {@code self} of {@code group}. */
+    /**
+     * Starts probing for member {@code self} of {@code group}, whose heartbeat interval is {@code intervalMillis}: its
+     * silence looked at {@link ReplicationConfiguration#PROBE_CHECKS_PER_HEARTBEAT} times per interval.
+     */
     static ActiveMemberProbe start(Supplier<RaftServer.Division> division, String self, String group,
                                    long intervalMillis) {
         ActiveMemberProbe probe = new ActiveMemberProbe(division, RaftPeerId.valueOf(self), group, intervalMillis);
-        probe.timer.scheduleWithFixedDelay(probe::check, intervalMillis, intervalMillis, TimeUnit.MILLISECONDS);
+        long every = Math.max(1, intervalMillis / ReplicationConfiguration.PROBE_CHECKS_PER_HEARTBEAT);
+        probe.timer.scheduleWithFixedDelay(probe::check, every, every, TimeUnit.MILLISECONDS);
         return probe;
     }
 
@@ -107,16 +119,21 @@ final class ActiveMemberProbe implements AutoCloseable {
                 return; // it is there, only slow (or unreachable): the election timeout decides
             }
             TermIndex last = member.getRaftLog().getLastEntryTermIndex();
-            if (last == null || last.getTerm() != info.getCurrentTerm() || !active.equals(info.getLeaderId())) {
-                return; // nothing of its term here yet, or a new leader meanwhile: the timeout decides
+            long term = info.getCurrentTerm();
+            if (last == null || last.getTerm() != term || !active.equals(info.getLeaderId()) || term == startedInTerm) {
+                // nothing of its term here yet, a new leader meanwhile (the timeout decides), or an election started
+                // in this term already (the other replica's, whose vote request has not come yet)
+                return;
             }
-            boolean started = ((RaftServerProtocol) member).startLeaderElection(request(member, active, last))
-                    .getServerReply().getSuccess();
-            if (started) {
+            RaftPeerId candidate = startElection(member, active, last);
+            if (candidate != null) {
+                startedInTerm = term;
                 elections.incrementAndGet();
                 LOG.log(System.Logger.Level.INFO, () -> "Replication member " + self + " of group '" + group
                         + "': the active member " + active + " is gone (heard nothing for " + silentMillis + " ms, "
-                        + gone + "): this member asks for the votes now, not after the election timeout");
+                        + gone + "): " + (candidate.equals(self) ? "this member" : "member " + candidate
+                        + ", whose log holds at least this one's,") + " asks for the votes now, not after the "
+                        + "election timeout");
             }
         } catch (IOException | RuntimeException e) {
             // the member closing, a role changed meanwhile: the next round, or the election timeout, decides
@@ -125,10 +142,35 @@ final class ActiveMemberProbe implements AutoCloseable {
     }
 
     /**
+     * Starts the election in place of the gone {@code active}, whose last entry here is {@code last}: each other member
+     * that is not active, in id order, is asked to start it (granted by Ratis only when its log holds at least
+     * {@code last}; not answered, refused: the next), then this member itself. Returns the member that started it, or
+     * null when none did.
+     */
+    private RaftPeerId startElection(RaftServer.Division member, RaftPeerId active, TermIndex last) throws IOException {
+        List<RaftPeerId> others = member.getRaftConf().getCurrentPeers().stream().map(RaftPeer::getId)
+                .filter(id -> !id.equals(active) && !id.equals(self))
+                .sorted(Comparator.comparing(RaftPeerId::toString)).toList();
+        RaftServerRpc rpc = member.getRaftServer().getServerRpc();
+        for (RaftPeerId other : others) {
+            try {
+                if (rpc.startLeaderElection(request(member, active, last, other)).getServerReply().getSuccess()) {
+                    return other;
+                }
+            } catch (IOException | RuntimeException notAnswered) {
+                // down or unreachable: the next, then this member (whose election then needs the others' votes)
+            }
+        }
+        boolean started = ((RaftServerProtocol) member).startLeaderElection(request(member, active, last, self))
+                .getServerReply().getSuccess();
+        return started ? self : null;
+    }
+
+    /**
      * Whether this member is the one that probes {@code active}: the first by id of the members that are not active.
      * One asks, so that two replicas raising the term at once do not split the vote (each then waits a timeout); on a
-     * loaded machine the second's probe came before the first's vote request reached it. The others, and the first
-     * when its log is behind (its election refused), are left to the election timeout.
+     * loaded machine the second's probe came before the first's vote request reached it. It has the election started
+     * by whichever replica can win it ({@link #startElection}).
      */
     private boolean asks(RaftServer.Division member, RaftPeerId active) {
         return member.getRaftConf().getCurrentPeers().stream().map(RaftPeer::getId).filter(id -> !id.equals(active))
@@ -164,19 +206,22 @@ final class ActiveMemberProbe implements AutoCloseable {
         }
     }
 
-    /** Ratis's request that a follower start an election, as the active member {@code active} would send it. */
+    /**
+     * Ratis's request that follower {@code to} start an election, as the active member {@code active} would send it
+     * with its last entry {@code last} (the follower starts one only when its log holds at least that).
+     */
     private static StartLeaderElectionRequestProto request(RaftServer.Division member, RaftPeerId active,
-                                                           TermIndex last) {
+                                                           TermIndex last, RaftPeerId to) {
         RaftRpcRequestProto rpc = RaftRpcRequestProto.newBuilder()
                 .setRequestorId(active.toByteString())
-                .setReplyId(member.getId().toByteString())
+                .setReplyId(to.toByteString())
                 .setRaftGroupId(RaftGroupIdProto.newBuilder().setId(member.getMemberId().getGroupId().toByteString()))
                 .build();
         return StartLeaderElectionRequestProto.newBuilder().setServerRequest(rpc).setLeaderLastEntry(last.toProto())
                 .build();
     }
 
-    /** The elections this member asked for because the active member was gone, since it started. */
+    /** The elections this member had started (by itself or another replica) because the active member was gone. */
     int elections() {
         return elections.get();
     }

@@ -33,6 +33,12 @@ import org.apache.ratis.server.raftlog.RaftLogIOException;
  * the active member several times within the time after which it would grant another member's (pre-)vote, and a
  * replica that answers each append at once, the next append leaving at once, gets no heartbeat at all.
  *
+ * <p>A replica that does not answer (nothing in flight to it, no answer for
+ * {@link ReplicationConfiguration#UNANSWERED_AFTER_HEARTBEATS} heartbeat intervals: its process killed, its host cut
+ * off) is sent one request per heartbeat interval, a new connection each ({@link #unansweredHold}): Ratis 3.2.1's
+ * appender tried again at every entry appended (each wakes it, cutting its own wait after a failure short), 80 times
+ * a second under a failover test's clients, each a TLS connection attempt and a warning, on the member taking over.
+ *
  * <p>Named in Ratis's {@code raft.rpc.type} by its class name (Ratis makes it by reflection: public, no arguments).
  */
 public final class OneAppendRpc implements RpcType {
@@ -72,7 +78,22 @@ public final class OneAppendRpc implements RpcType {
         return Math.min(ratisWaitMs, intervalMs - sinceLastSendMs);
     }
 
-    /** Ratis's gRPC appender, quiet while its append is in flight unless a heartbeat is due. */
+    /**
+     * The milliseconds the next request to a replica is held (zero: not held): a replica with nothing in flight that
+     * has not answered for {@link ReplicationConfiguration#UNANSWERED_AFTER_HEARTBEATS} intervals ({@code intervalMs}) is
+     * sent a request once {@code intervalMs} passed since the last one, whatever was appended meanwhile.
+     */
+    static long unansweredHold(long sinceLastAnswerMs, long sinceLastSendMs, boolean inFlight, long intervalMs) {
+        if (inFlight || sinceLastAnswerMs < ReplicationConfiguration.UNANSWERED_AFTER_HEARTBEATS * intervalMs) {
+            return 0;
+        }
+        return Math.max(0, intervalMs - sinceLastSendMs);
+    }
+
+    /**
+     * Ratis's gRPC appender, quiet while its append is in flight unless a heartbeat is due, and sending a replica that
+     * does not answer one request per heartbeat interval.
+     */
     private static final class Appender extends GrpcLogAppender {
 
         /** {@link ReplicationConfiguration#heartbeatIntervalMillis} of Ratis's own election timeout minimum. */
@@ -94,15 +115,30 @@ public final class OneAppendRpc implements RpcType {
                     heartbeatIntervalMs);
         }
 
+        /** How long the next request to this replica is held because it does not answer: {@link #unansweredHold}. */
+        private long unansweredHoldMs() {
+            FollowerInfo follower = getFollower();
+            return unansweredHold(follower.getLastRpcResponseTime().elapsedTimeMs(),
+                    follower.getLastRpcSendTime().elapsedTimeMs(), hasPendingDataRequests(), heartbeatIntervalMs);
+        }
+
+        /** Ratis's wait before the appender looks again, or, for a replica that does not answer, its hold. */
+        @Override
+        public long getWaitTimeMs() {
+            long hold = unansweredHoldMs();
+            return hold > 0 ? hold : super.getWaitTimeMs();
+        }
+
         /**
          * Every request this appender sends is made here (null: none is sent this time). A heartbeat asked for while
          * an append is in flight is not made unless one is due or Ratis asked for one: the append's answer wakes the
-         * appender, and the next append carries the entries and the commit index.
+         * appender, and the next append carries the entries and the commit index. Nothing is made for a replica that
+         * does not answer until its hold ends ({@link #unansweredHold}).
          */
         @Override
         public AppendEntriesRequestProto newAppendEntriesRequest(long callId, boolean heartbeat)
                 throws RaftLogIOException {
-            if (heartbeat && hasPendingDataRequests() && getHeartbeatWaitTimeMs() > 0) {
+            if ((heartbeat && hasPendingDataRequests() && getHeartbeatWaitTimeMs() > 0) || unansweredHoldMs() > 0) {
                 return null;
             }
             return super.newAppendEntriesRequest(callId, heartbeat);

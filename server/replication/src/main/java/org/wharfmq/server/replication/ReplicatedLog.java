@@ -617,7 +617,10 @@ public final class ReplicatedLog implements AutoCloseable {
         return division == null ? null : division.getInfo();
     }
 
-    /** The elections this member asked for at once because the active member was gone ({@link ActiveMemberProbe}). */
+    /**
+     * The elections this member had started at once, by itself or another replica, because the active member was gone
+     * ({@link ActiveMemberProbe}).
+     */
     int electionsAfterProbe() {
         return probe == null ? 0 : probe.elections();
     }

@@ -55,20 +55,30 @@ public final class ReplicationConfiguration {
      * Whether a replica that hears nothing from the active member for {@link #PROBE_AFTER_HEARTBEATS} heartbeat
      * intervals connects to its replication address, and, when the connection is refused or closed at once (the
      * member's process is gone: a kill -9, a crash, its replication closed), asks for the votes at once instead of
-     * waiting out the election timeout ({@link ActiveMemberProbe}): a kill's election about 0.5 s after it instead of
+     * waiting out the election timeout ({@link ActiveMemberProbe}): a kill's election about 0.6 s after it instead of
      * 1.5 s at the median. A member that is there (paused, slow, or its connection held open by the network) is left
-     * to the election timeout, as is a host that stopped answering. Off by default for now: with it on,
-     * {@code ReplicatedFailoverTest}'s switchover met a deadlock in Ratis's log close (session 28), which
-     * {@link LogCacheEviction} now prevents; session 29's runs with it on passed the switchover every time but not
-     * five runs in a row (docs/performance-log.md, "Session 29"); {@code true} turns it on.
+     * to the election timeout, as is a host that stopped answering. On by default (since session 30); {@code false}
+     * leaves every election to the timeout. (Sessions 28 and 29 left it off after {@code ReplicatedFailoverTest}'s
+     * switchover hung with it on: a deadlock in Ratis's own log close, which {@link LogCacheEviction} now prevents, the
+     * probe's code on neither thread; session 29's two failed runs were the test's limits against JVM starts.)
      */
-    public static final Setting<Boolean> PROBE_ACTIVE_MEMBER = Setting.flag("probeActiveMember", false);
+    public static final Setting<Boolean> PROBE_ACTIVE_MEMBER = Setting.flag("probeActiveMember", true);
     /**
      * The heartbeat intervals without a word from the active member after which the first replica by id probes it
      * ({@link #PROBE_ACTIVE_MEMBER}; the others leave it to the election timeout, so that two do not split the vote):
-     * two, 500 ms by default, so that one late heartbeat costs no connection.
+     * 1.25, 312 ms by default. The probe decides nothing by itself (a member that is there holds the connection), so
+     * the threshold only weighs the kill's election against the connections a live active member is sent: one for a
+     * heartbeat more than a quarter interval late, held a heartbeat interval and closed. Two intervals (before session
+     * 30) put a kill's probe 0.64 to 0.96 s after it, the clients' work going on meanwhile (their appends keep the
+     * silence at zero until the kill).
      */
-    public static final int PROBE_AFTER_HEARTBEATS = 2;
+    public static final double PROBE_AFTER_HEARTBEATS = 1.25;
+    /**
+     * How often, per heartbeat interval, the first replica looks at the active member's silence: four (every 62 ms by
+     * default), so that its probe comes at most that long after {@link #PROBE_AFTER_HEARTBEATS}; each look reads the
+     * member's role from Ratis, nothing more.
+     */
+    public static final int PROBE_CHECKS_PER_HEARTBEAT = 4;
     /**
      * The active member sends a replica a heartbeat whenever it has sent it nothing for the election timeout's minimum
      * divided by this ({@link #heartbeatIntervalMillis}: 250 ms by default), an append in flight or not. A replica that
@@ -80,6 +90,13 @@ public final class ReplicationConfiguration {
      * growing backoff ({@link PeerReconnects}): a member back after a kill is reached by the next election.
      */
     public static final int HEARTBEATS_PER_ELECTION_TIMEOUT = 4;
+    /**
+     * The heartbeat intervals after which the active member takes a replica with nothing in flight to it and no answer
+     * from it for one that does not answer (its process gone, its host cut off), and sends it one request per heartbeat
+     * interval, not one per entry appended ({@link OneAppendRpc}): two, 500 ms by default. A replica that runs answers
+     * within one interval of each request: an idle one's heartbeat answer comes a round trip after each heartbeat.
+     */
+    public static final int UNANSWERED_AFTER_HEARTBEATS = 2;
     /**
      * Every member, the active one included, takes a snapshot once the log entries it applied since its latest hold
      * this many bytes, and Ratis then purges its log up to it (whole segments of {@link #LOG_SEGMENT_BYTES}): so a

@@ -36,6 +36,18 @@ class OneAppendRpcTest {
     }
 
     @Test
+    void aReplicaThatDoesNotAnswerIsSentOneRequestPerInterval() {
+        long unanswered = ReplicationConfiguration.UNANSWERED_AFTER_HEARTBEATS * INTERVAL_MS;
+        // no answer for two intervals, nothing in flight: the next request an interval after the last
+        assertEquals(INTERVAL_MS, OneAppendRpc.unansweredHold(unanswered, 0, false, INTERVAL_MS));
+        assertEquals(10, OneAppendRpc.unansweredHold(unanswered + 5_000, INTERVAL_MS - 10, false, INTERVAL_MS));
+        assertEquals(0, OneAppendRpc.unansweredHold(unanswered, INTERVAL_MS, false, INTERVAL_MS), "held past its turn");
+        // one that answered within two intervals, or with a request in flight (its answer awaited): not held
+        assertEquals(0, OneAppendRpc.unansweredHold(unanswered - 1, 0, false, INTERVAL_MS));
+        assertEquals(0, OneAppendRpc.unansweredHold(unanswered + 5_000, 0, true, INTERVAL_MS));
+    }
+
+    @Test
     void ratissRuleStandsWhenItIsDueSooner() {
         // a heartbeat Ratis asks for (a leadership transfer): now
         assertEquals(0, OneAppendRpc.heartbeatWait(0, 0, INTERVAL_MS));

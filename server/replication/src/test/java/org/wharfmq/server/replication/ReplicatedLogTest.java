@@ -27,6 +27,7 @@ import java.nio.file.Path;
 import java.security.KeyStore;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
@@ -290,6 +291,12 @@ class ReplicatedLogTest {
         assertAllHold(0, 1, 2);
     }
 
+    /**
+     * A follower that was down catches up; meanwhile the active member sends it one request per heartbeat interval once
+     * it has not answered for {@link ReplicationConfiguration#UNANSWERED_AFTER_HEARTBEATS} intervals, however many
+     * batches it commits with the other ({@link OneAppendRpc#unansweredHold}; Ratis's appender tried again at each
+     * batch). The requests are counted where Ratis's appender sends them, as above.
+     */
     @Test
     @Order(30)
     void aFollowerThatWasDownCatchesUp() throws Exception {
@@ -297,7 +304,32 @@ class ReplicatedLogTest {
         int follower = (active + 1) % 3;
         String id = trio.log(follower).id();
         trio.stop(follower);
-        appendAll(trio.log(active), "without-" + follower, 10); // a majority of two commits
+        long stoppedAt = System.nanoTime();
+        List<Long> toStopped = Collections.synchronizedList(new ArrayList<>());
+        CodeInjectionForTesting.put(GrpcServicesImpl.GRPC_SEND_SERVER_REQUEST, (local, remote, request) -> {
+            if (request.length > 0 && request[0] instanceof AppendEntriesRequestProto append
+                    && RaftPeerId.valueOf(append.getServerRequest().getReplyId()).toString().equals(id)) {
+                toStopped.add(System.nanoTime());
+            }
+            return false;
+        });
+        long quietFrom = stoppedAt + TimeUnit.MILLISECONDS.toNanos(
+                ReplicationConfiguration.UNANSWERED_AFTER_HEARTBEATS * HEARTBEAT_INTERVAL_MS);
+        int batches = 100;
+        try {
+            for (int i = 0; i < batches; i++) {
+                appendAll(trio.log(active), "without-" + follower, 1); // one at a time: each wakes the appenders
+            }
+        } finally {
+            CodeInjectionForTesting.remove(GrpcServicesImpl.GRPC_SEND_SERVER_REQUEST);
+        }
+        long end = System.nanoTime();
+        long held = toStopped.stream().filter(at -> at - quietFrom > 0).count();
+        long due = Math.max(0, TimeUnit.NANOSECONDS.toMillis(end - quietFrom)) / HEARTBEAT_INTERVAL_MS + 2;
+        assertTrue(held <= due, "the active member sent the stopped member " + held + " requests in the "
+                + TimeUnit.NANOSECONDS.toMillis(end - quietFrom) + " ms after it had not answered for "
+                + ReplicationConfiguration.UNANSWERED_AFTER_HEARTBEATS + " heartbeat intervals, while " + batches
+                + " batches committed; at most " + due + " were due (one per interval)");
         appendOnce("P".repeat(3 * ReplicationConfiguration.MAX_BATCH_BYTES) + "-" + sent.size()); // in pieces
         appendAll(trio.log(active), "without-" + follower, 10);
         ReplicationStatus status = trio.log(active).status();
