@@ -1,18 +1,16 @@
 package org.wharfmq.perf.peer;
 
-import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.ObjectMapper;
 import org.apache.activemq.broker.BrokerService;
 import org.apache.activemq.store.kahadb.KahaDBPersistenceAdapter;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
+import org.wharfmq.perf.workload.CompareSteps;
 import org.wharfmq.perf.workload.RunCommand;
 
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 
@@ -59,14 +57,7 @@ class ClassicPeerMainTest {
         assertEquals(0, status, "every step passed its checks");
         String report = Files.readString(out.resolve("report.md"));
         assertTrue(report.contains("Wharf / ActiveMQ Classic") && report.contains("RR-4 2KB persistent"), report);
-        JsonNode results = new ObjectMapper().readTree(out.resolve("results.json").toFile());
-        List<String> targets = new ArrayList<>();
-        for (JsonNode step : results) {
-            targets.add(step.get("target").asText());
-            assertTrue(step.get("passed").asBoolean() && step.get("unavailable").isNull(), step.toString());
-            assertTrue(step.get("meanRate").asDouble() > 0 && step.get("latencyMicros").get("count").asLong() > 0,
-                    "round trips were counted and timed: " + step);
-        }
+        List<String> targets = CompareSteps.targets(CompareSteps.passedAndCounted(out));
         assertEquals(List.of("Wharf", "ActiveMQ Classic"), targets);
     }
 }

@@ -1,7 +1,6 @@
 package org.wharfmq.perf.workload;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.ObjectMapper;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -11,7 +10,6 @@ import org.junit.jupiter.params.provider.EnumSource;
 
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 
@@ -128,17 +126,11 @@ class WorkloadSmokeTest {
         int status = RunCommand.run(new String[] {"RR-4", "--peer", "artemis", "--sizes", "2k", "--requesters", "2",
                 "--warmup", "1", "--run-length", "2", "--out", out.toString(), "--jvm-opts", "-Xmx256m"}, true);
         assertEquals(0, status, "every step passed its checks");
-        JsonNode results = new ObjectMapper().readTree(out.resolve("results.json").toFile());
-        List<String> targets = new ArrayList<>();
-        for (JsonNode step : results) {
-            targets.add(step.get("target").asText());
-            assertTrue(step.get("passed").asBoolean() && step.get("unavailable").isNull(), step.toString());
-            assertTrue(step.get("meanRate").asDouble() > 0 && step.get("latencyMicros").get("count").asLong() > 0,
-                    "round trips were counted and timed: " + step);
-            if (targets.size() == 1 && Files.exists(Path.of("/proc/self/stat"))) {
-                assertTrue(step.get("cpuMicrosPerOp").asDouble() > 0, "Wharf's server CPU is read from /proc: " + step);
-            }
+        List<JsonNode> steps = CompareSteps.passedAndCounted(out);
+        if (Files.exists(Path.of("/proc/self/stat"))) {
+            assertTrue(steps.get(0).get("cpuMicrosPerOp").asDouble() > 0, "Wharf's server CPU is read from /proc: " + steps.get(0));
         }
+        List<String> targets = CompareSteps.targets(steps);
         assertEquals(List.of("Wharf", "Artemis"), targets);
         String report = Files.readString(out.resolve("report.md"));
         assertTrue(report.contains("| RR-4 2KB non-persistent | "), report);
