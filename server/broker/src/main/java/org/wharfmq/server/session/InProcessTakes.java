@@ -113,11 +113,15 @@ public final class InProcessTakes implements AutoCloseable {
      * {@link #credit} gives more; they come to {@link #next} in the queue's order.
      */
     public void consume(String queue, int credit, long timeoutMillis) throws InterruptedException {
-        call("Taking the messages of queue '" + queue + "'", id -> {
-            session.openConsumer(new Frame.CreateConsumer(id, SESSION, CONSUMER, WireDestination.queue(queue), null,
-                    credit, 0, null));
-            consumer = session.consumer(CONSUMER);
-        }, timeoutMillis);
+        call("Taking the messages of queue '" + queue + "'", id -> session.openConsumer(new Frame.CreateConsumer(id,
+                SESSION, CONSUMER, WireDestination.queue(queue), null, credit, 0, null)), timeoutMillis);
+        // the answer comes from inside openConsumer, before the loop's task ends: ask for the consumer in a task after
+        try {
+            consumer = loop.submit(() -> session.consumer(CONSUMER)).get(timeoutMillis, TimeUnit.MILLISECONDS);
+        } catch (ExecutionException | TimeoutException e) {
+            throw WharfException.illegalState("Taking the messages of queue '" + queue + "': the consumer opened"
+                    + " is not found on the queue manager's loop (" + e + ").");
+        }
     }
 
     /**
