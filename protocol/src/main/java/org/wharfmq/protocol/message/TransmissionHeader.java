@@ -15,8 +15,9 @@ import java.nio.charset.StandardCharsets;
  * ordinary message in this encoding and a channel sends its stored bytes as they are.
  *
  * <p>{@link #wrap} writes the header section and the property section anew (with the properties below, the reply-to
- * queue qualified by its queue manager, and JMSDestination the queue on the queue manager it is for) and keeps the
- * body section as a slice of the original buffer: the body is neither copied nor re-encoded.
+ * queue qualified by its queue manager, and JMSDestination the queue on the queue manager it is for); the body section
+ * is never re-encoded: a short one is copied after them into the same buffer, a longer one kept as a slice of the
+ * original buffer.
  */
 public final class TransmissionHeader {
 
@@ -49,8 +50,12 @@ public final class TransmissionHeader {
      * transmission header: the properties above added (replacing any of the same name, which a message passing
      * through this queue manager on its way to a third carries), a reply-to queue without a queue manager qualified
      * as {@code sourceQueueManager/NAME}, and JMSDestination the queue {@code queue} ({@link #destinationOf}), as the
-     * receiving queue manager puts it, so that it need not write the message again. The body is a retained slice of
-     * {@code message}; the caller keeps its own reference to {@code message}.
+     * receiving queue manager puts it, so that it need not write the message again. A body of at most
+     * {@code copyLimit} bytes is copied into the one buffer the header is written to: for a short message a copy of
+     * its body costs less than a composite of two buffers, its components and a slice, made, read and released on
+     * every put (most of what a message's way onto a channel cost: docs/performance-log.md, "Session 31: RR-5 channel
+     * hop"); a longer body is a retained slice of {@code message}, not copied. Either way the caller keeps its own
+     * reference to {@code message}.
      *
      * <p>It runs on every put to a remote queue, so it decodes nothing: the fields before JMSDestination, the type and
      * the other properties are copied as bytes, the new ones written after them.
@@ -58,7 +63,7 @@ public final class TransmissionHeader {
      * @throws IllegalArgumentException when the message has too many properties to take the header's
      */
     public static ByteBuf wrap(ByteBufAllocator alloc, ByteBuf message, String queueManager, String queue,
-                               String sourceQueueManager) {
+                               String sourceQueueManager, int copyLimit) {
         int start = message.readerIndex();
         // the correlation id, a string or raw bytes, is length-prefixed either way
         int destinationAt = skipLengthPrefixed(message,
@@ -67,9 +72,13 @@ public final class TransmissionHeader {
         int typeAt = skipDestination(message, replyToAt);
         int propertiesAt = skipLengthPrefixed(message, typeAt);
         int bodyAt = propertiesAt + 4 + message.getInt(propertiesAt);
+        int bodyLength = message.writerIndex() - bodyAt;
+        boolean copied = bodyLength <= copyLimit;
 
-        ByteBuf head = alloc.buffer(bodyAt - start + HEADER_ROOM + ByteBufUtil.utf8Bytes(queueManager)
-                + 2 * ByteBufUtil.utf8Bytes(queue) + 3 * ByteBufUtil.utf8Bytes(sourceQueueManager));
+        // room by the names' most UTF-8 bytes, not counted: a look at each name's characters fewer per message
+        ByteBuf head = alloc.buffer(bodyAt - start + HEADER_ROOM + ByteBufUtil.utf8MaxBytes(queueManager)
+                + 2 * ByteBufUtil.utf8MaxBytes(queue) + 3 * ByteBufUtil.utf8MaxBytes(sourceQueueManager)
+                + (copied ? bodyLength : 0));
         try {
             head.writeBytes(message, start, destinationAt - start);
             WireDestination.write(head, destinationOf(queue));
@@ -118,13 +127,17 @@ public final class TransmissionHeader {
             }
             head.setInt(section, head.writerIndex() - section - 4);
             head.setShort(section + 4, count);
+            if (copied) {
+                head.writeBytes(message, bodyAt, bodyLength);
+                return head;
+            }
         } catch (RuntimeException e) {
             head.release();
             throw e;
         }
         CompositeByteBuf wrapped = alloc.compositeBuffer(2);
         wrapped.addComponent(true, head);
-        wrapped.addComponent(true, message.retainedSlice(bodyAt, message.writerIndex() - bodyAt));
+        wrapped.addComponent(true, message.retainedSlice(bodyAt, bodyLength));
         return wrapped;
     }
 

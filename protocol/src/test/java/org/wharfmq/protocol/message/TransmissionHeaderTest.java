@@ -13,13 +13,51 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertSame;
 
-/** A message wrapped for a transmission queue: the header as properties, the reply-to qualified, the body not copied. */
+/**
+ * A message wrapped for a transmission queue: the header as properties, the reply-to qualified, the body copied into
+ * one buffer with them when short, a slice of the original otherwise.
+ */
 class TransmissionHeaderTest {
 
     private static final UnpooledByteBufAllocator ALLOC = new UnpooledByteBufAllocator(false);
+    /** The copy limit of {@link TransmissionHeader#wrap} that copies the bodies of these tests' messages. */
+    private static final int COPIED = 8 * 1024;
 
     @Test
-    void theHeaderIsPropertiesTheReplyToNamesItsQueueManagerAndTheBodyIsTheOriginalsBytes() {
+    void theHeaderIsPropertiesTheReplyToNamesItsQueueManagerAndABodyPastTheCopyLimitIsTheOriginalsBytes() {
+        ByteBuf message = ALLOC.heapBuffer();
+        WireMessage original = request(message);
+
+        ByteBuf wrapped = TransmissionHeader.wrap(ALLOC, message, "QM2", "ORDERS", "QM1", 0);
+        assertWrapped(original, wrapped);
+        assertSame(message, ((CompositeByteBuf) wrapped).component(1).unwrap(), "the body is a slice, not a copy");
+
+        wrapped.release();
+        assertEquals(1, message.refCnt(), "the caller's reference is its own");
+        message.release();
+        assertFalse(message.refCnt() > 0);
+    }
+
+    @Test
+    void aBodyUpToTheCopyLimitIsCopiedIntoTheOneBufferOfTheHeader() {
+        ByteBuf message = ALLOC.heapBuffer();
+        WireMessage original = request(message);
+
+        ByteBuf wrapped = TransmissionHeader.wrap(ALLOC, message, "QM2", "ORDERS", "QM1", COPIED);
+        assertFalse(wrapped instanceof CompositeByteBuf, "one buffer, header and body");
+        assertEquals(1, message.refCnt(), "the wrapped message holds no reference to the original");
+        assertWrapped(original, wrapped);
+        MessageHeaders read = MessageHeaders.read(wrapped);
+        MessageHeaders known = TransmissionHeader.headersOf(wrapped, MessageHeaders.read(message), "ORDERS");
+        assertEquals(read.propertiesOffset(), known.propertiesOffset());
+        assertEquals(read.bodyLength(), known.bodyLength());
+
+        wrapped.release();
+        message.release();
+    }
+
+    /** A request for ORDERS.REMOTE with a reply-to temporary queue, a property and a body, encoded into {@code out}. */
+    private static WireMessage request(ByteBuf out) {
         WireMessage original = new WireMessage();
         original.bodyType = BodyType.TEXT;
         original.messageId = "ID:1";
@@ -28,10 +66,12 @@ class TransmissionHeaderTest {
         original.replyTo = new WireDestination(WireDestination.Kind.TEMPORARY_QUEUE, "TMP.a.1");
         original.properties.put("region", "EU");
         original.body = "order 1".getBytes(StandardCharsets.UTF_8);
-        ByteBuf message = ALLOC.heapBuffer();
-        original.encode(message);
+        original.encode(out);
+        return original;
+    }
 
-        ByteBuf wrapped = TransmissionHeader.wrap(ALLOC, message, "QM2", "ORDERS", "QM1");
+    /** {@code wrapped} is {@code original} for ORDERS on QM2 from QM1, with its transmission header. */
+    private static void assertWrapped(WireMessage original, ByteBuf wrapped) {
         WireMessage decoded = WireMessage.decode(wrapped.duplicate());
         assertEquals("QM2", decoded.properties.get(TransmissionHeader.QUEUE_MANAGER));
         assertEquals("ORDERS", decoded.properties.get(TransmissionHeader.QUEUE));
@@ -44,12 +84,6 @@ class TransmissionHeaderTest {
         assertEquals("ID:1", decoded.messageId);
         assertArrayEquals(new byte[] {1, 2}, decoded.correlationIdBytes);
         assertArrayEquals(original.body, decoded.body);
-        assertSame(message, ((CompositeByteBuf) wrapped).component(1).unwrap(), "the body is a slice, not a copy");
-
-        wrapped.release();
-        assertEquals(1, message.refCnt(), "the caller's reference is its own");
-        message.release();
-        assertFalse(message.refCnt() > 0);
     }
 
     @Test
@@ -59,7 +93,7 @@ class TransmissionHeaderTest {
         original.replyTo = WireDestination.queue("QM7/REPLIES");
         ByteBuf message = ALLOC.heapBuffer();
         original.encode(message);
-        ByteBuf wrapped = TransmissionHeader.wrap(ALLOC, message, "QM3", "ORDERS", "QM1");
+        ByteBuf wrapped = TransmissionHeader.wrap(ALLOC, message, "QM3", "ORDERS", "QM1", COPIED);
         WireMessage decoded = WireMessage.decode(wrapped.duplicate());
         assertEquals(WireDestination.queue("QM7/REPLIES"), decoded.replyTo);
         assertEquals("QM7", decoded.properties.get(TransmissionHeader.REPLY_TO_QUEUE_MANAGER));
@@ -87,7 +121,7 @@ class TransmissionHeaderTest {
         ByteBuf message = ALLOC.heapBuffer();
         original.encode(message);
 
-        ByteBuf wrapped = TransmissionHeader.wrap(ALLOC, message, "QM3", "TMP.a.1", "QM2");
+        ByteBuf wrapped = TransmissionHeader.wrap(ALLOC, message, "QM3", "TMP.a.1", "QM2", COPIED);
         MessageHeaders read = MessageHeaders.read(wrapped); // the layout holds
         MessageHeaders known = TransmissionHeader.headersOf(wrapped, MessageHeaders.read(message), "TMP.a.1");
         assertEquals(read.propertiesOffset(), known.propertiesOffset());

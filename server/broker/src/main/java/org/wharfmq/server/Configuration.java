@@ -174,6 +174,14 @@ public final class Configuration {
     public static final int DELIVER_COPY_LIMIT_BYTES = 8 * 1024;
 
     /**
+     * A message put for another queue manager whose body is at most this long ({@value} bytes) is written with its
+     * transmission header into one buffer, its body copied ({@link org.wharfmq.protocol.message.TransmissionHeader#wrap}):
+     * a copy of a few KiB costs less than a composite, its components and a slice made and released per message. A
+     * longer body stays a slice of the buffer it arrived in.
+     */
+    public static final int TRANSMISSION_COPY_LIMIT_BYTES = 8 * 1024;
+
+    /**
      * Most bytes copied into one buffer of DELIVER frames before the next one is started: {@value}, the largest
      * buffer Netty's per-thread cache keeps (a larger one is taken from the shared arena, under its lock).
      */

@@ -15,6 +15,7 @@ import org.wharfmq.protocol.message.PropertySection;
 import org.wharfmq.protocol.message.TransmissionHeader;
 import org.wharfmq.protocol.selector.Selector;
 import org.wharfmq.protocol.selector.SelectorParseException;
+import org.wharfmq.server.Configuration;
 import org.wharfmq.server.LockOrder;
 import org.wharfmq.server.OrderedLock;
 import org.wharfmq.server.WharfException;
@@ -551,8 +552,8 @@ public final class BrokerSession {
     }
 
     /**
-     * A message for another queue manager: a copy of its headers with the transmission header, over its body (not
-     * copied), on the transmission queue; {@code content} is released once the copy has its place there. A name
+     * A message for another queue manager: a copy of its headers with the transmission header, with its body (copied
+     * when short: {@link Configuration#TRANSMISSION_COPY_LIMIT_BYTES}), on the transmission queue; {@code content} is released once the copy has its place there. A name
      * qualified by the queue manager ({@code QM2/ORDERS}) needs the send permission on the transmission queue too,
      * as IBM MQ checks it. Outside a unit of work, a non-persistent message may go past the queue to the channel that
      * streams its messages ({@link LocalQueue#handOver}): then null.
@@ -564,7 +565,8 @@ public final class BrokerSession {
             access.check(Permission.SEND, queue.name());
         }
         ByteBuf wrapped = TransmissionHeader.wrap(channel.alloc(), content, resolution.queueManager(),
-                resolution.remoteQueue(), queueManager.resolver().queueManagerName());
+                resolution.remoteQueue(), queueManager.resolver().queueManagerName(),
+                Configuration.TRANSMISSION_COPY_LIMIT_BYTES);
         try {
             MessageHeaders wrappedHeaders = TransmissionHeader.headersOf(wrapped, headers, resolution.remoteQueue());
             if (transaction == null && queue.handOver(wrapped, wrappedHeaders)) {

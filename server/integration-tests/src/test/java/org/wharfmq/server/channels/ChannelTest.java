@@ -161,6 +161,67 @@ class ChannelTest {
         Receive.nothingMore(orders);
     }
 
+    /**
+     * batchIntervalMillis: once the sender has taken a message (it runs, gathering its batch), the batch waits up to
+     * the interval for more. With an interval far longer than the test, the four messages put after the first join
+     * it, and the five cross as one batch (batchSize 5 ends it); the receiver's own counters say so.
+     */
+    @Test
+    void aBatchWaitsUpToItsIntervalForMoreMessages() throws Exception {
+        ChannelsPlugin[] sending = new ChannelsPlugin[1];
+        ChannelsPlugin[] receiving = new ChannelsPlugin[1];
+        Session onQm1 = startWithBatchInterval(600_000, sending, receiving);
+        MessageProducer producer = onQm1.createProducer(onQm1.createQueue("ORDERS"));
+
+        producer.send(onQm1.createTextMessage("order 0"), DeliveryMode.PERSISTENT, 4, 0);
+        ChannelServers.await(sending[0], s -> s.state().equals("RUNNING")); // it took the first: its batch gathers
+        for (int i = 1; i < 5; i++) {
+            producer.send(onQm1.createTextMessage("order " + i), DeliveryMode.PERSISTENT, 4, 0);
+        }
+
+        ChannelStatus received = ChannelServers.await(receiving[0], s -> s.messages() == 5);
+        assertEquals(1, received.batches(), "the first message waited for the four after it: " + received);
+    }
+
+    /**
+     * batchIntervalMillis 0 (the default): a batch ends once the transmission queue is empty, so the first message
+     * crosses alone, before anything else is put, and those put after it come in other batches.
+     */
+    @Test
+    void aBatchWithoutAnIntervalEndsOnceItsTransmissionQueueIsEmpty() throws Exception {
+        ChannelsPlugin[] sending = new ChannelsPlugin[1];
+        ChannelsPlugin[] receiving = new ChannelsPlugin[1];
+        Session onQm1 = startWithBatchInterval(0, sending, receiving);
+        MessageProducer producer = onQm1.createProducer(onQm1.createQueue("ORDERS"));
+
+        producer.send(onQm1.createTextMessage("order 0"), DeliveryMode.PERSISTENT, 4, 0);
+        ChannelStatus first = ChannelServers.await(receiving[0], s -> s.messages() == 1); // it waited for nothing
+        assertEquals(1, first.batches(), first.toString());
+        for (int i = 1; i < 5; i++) {
+            producer.send(onQm1.createTextMessage("order " + i), DeliveryMode.PERSISTENT, 4, 0);
+        }
+
+        ChannelStatus received = ChannelServers.await(receiving[0], s -> s.messages() == 5);
+        assertTrue(received.batches() >= 2, "the first message crossed alone: " + received);
+    }
+
+    /**
+     * QM2 with ORDERS and a receiver TO.QM2, QM1 with its sender (batchSize 5, {@code intervalMillis}) waiting on its
+     * empty transmission queue; a session on QM1, whose ORDERS is the remote definition of QM2's.
+     */
+    private Session startWithBatchInterval(long intervalMillis, ChannelsPlugin[] sending,
+                                                   ChannelsPlugin[] receiving) throws Exception {
+        qm2 = servers.keep(AdminCli.start(c -> c.name("QM2").autoCreate(false).queue("ORDERS"), receiving,
+                ChannelDefinition.receiver("TO.QM2", null, "QM1")));
+        qm1 = servers.keep(AdminCli.start(c -> c.name("QM1").autoCreate(false)
+                .queue(QueueDefinition.transmissionQueue("QM2"))
+                .reference(QueueReference.remote("ORDERS", "ORDERS", "QM2", null)), sending,
+                ChannelDefinition.sender("TO.QM2", qm2.server().tcpUrl(), "QM2", null, null).withTimes(50, 600_000)
+                        .withBatchSize(5).with(ChannelConfiguration.BATCH_INTERVAL_MILLIS, intervalMillis)));
+        ChannelServers.await(sending[0], s -> s.state().equals("WAITING")); // for its first message
+        return connect(qm1.server().tcpUrl()).createSession(false, Session.AUTO_ACKNOWLEDGE);
+    }
+
     @Test
     void aChannelsBatchesAreAuditedAsTheQueueManagersOwnWorkAtDebugNotInfo() throws Exception {
         startQm2(null, new AtomicReference<>());
