@@ -74,15 +74,21 @@ class ReplicatedRecoveryTest {
 
             // the member itself, started again on its empty data directory, rejoins and catches up from the log; asked
             // itself, it has applied all that the active member, showing it in sync, had committed
+            long started = System.nanoTime();
             group.start(wiped);
             active = group.awaitActiveWith("in sync\\s+3/3", ReplicatedGroup.MEMBER_START);
             long committed = committed(group.awaitStatus(active, "\\b" + IDS[wiped] + " in sync"));
             group.awaitAnswer(wiped, out -> out.contains("member " + IDS[wiped] + " of group TEST, FOLLOWER (active: ")
                     && applied(out) >= committed, "applied " + committed, "display", "server");
+            long inSync = System.nanoTime();
 
             // made the active member, it serves its own journal, rebuilt from the log: every committed message once
             group.switchOver(wiped);
+            long switched = System.nanoTime();
             messages.assertHeldBy(group, wiped);
+            System.out.printf("ReplicatedRecoveryTest: wiped member %s in sync and applied to index %d %.0f ms after its"
+                    + " start, active %.0f ms after that%n", IDS[wiped], committed, (inSync - started) / 1e6,
+                    (switched - inSync) / 1e6);
         }
     }
 
@@ -108,7 +114,10 @@ class ReplicatedRecoveryTest {
             } finally {
                 messages.close();
             }
+            long started = System.nanoTime();
             active = group.startAll();
+            System.out.printf("ReplicatedRecoveryTest: the three started again, %s active after %.0f ms%n", IDS[active],
+                    (System.nanoTime() - started) / 1e6);
             messages.assertHeldBy(group, active);
         }
     }
