@@ -69,6 +69,10 @@ final class ReplicatedGroup implements AutoCloseable {
     private final int[] httpPorts;
     private final Path[] configs = new Path[3];
     private final ServerProcess[] members = new ServerProcess[3];
+    /** What every member's configuration shares, written once by {@link #writeConfigurations}. */
+    private Path trust;
+    private String security;
+    private String memberBlock;
 
     /** Opens the network of members listening for each other on {@code replicationPorts}. */
     @FunctionalInterface
@@ -134,8 +138,64 @@ final class ReplicatedGroup implements AutoCloseable {
 
     /** Starts member {@code i} (again), returning at once: it prints its ready line once elected active. */
     void start(int i) throws Exception {
-        members[i] = ServerProcess.launch(network.commandPrefix(i), network.clientHost(i), dir.resolve(IDS[i]),
-                clientPorts[i], network.jvmOptions(i), "--config", configs[i].toString(), "--replica", IDS[i]);
+        members[i] = launch(i, configs[i]);
+    }
+
+    /**
+     * Starts, in member {@code i}'s place (its addresses, its data directory: it must not run), a {@code wharf server
+     * --replica} without the group's credentials: its key and certificate, naming member {@code i}'s hosts, come from
+     * a CA of its own (subject {@code CN=ID,O=Outsider}), though it trusts the group's CA. The test owns the process.
+     */
+    ServerProcess startWithoutCredentials(int i) throws Exception {
+        assertFalse(members[i] != null && members[i].alive(), "member " + IDS[i] + " still runs");
+        TestCertificates.Issued outsider = TestCertificates.ca("outsider");
+        Path keys = TestCertificates.issue(outsider, "CN=" + IDS[i] + ",O=Outsider", Duration.ofDays(1),
+                MemberNetwork.host(IDS[i]), "127.0.0.1").pkcs12(dir.resolve(IDS[i] + "-outsider.p12"));
+        return launch(i, Files.writeString(dir.resolve(IDS[i] + "-outsider.yaml"), configuration(i, keys)));
+    }
+
+    private ServerProcess launch(int i, Path config) throws Exception {
+        return ServerProcess.launch(network.commandPrefix(i), network.clientHost(i), dir.resolve(IDS[i]),
+                clientPorts[i], network.jvmOptions(i), "--config", config.toString(), "--replica", IDS[i]);
+    }
+
+    /** Deletes member {@code i}'s data directory (its journal, Raft log and snapshots), as a lost disk; it must not run. */
+    void wipe(int i) throws Exception {
+        assertFalse(members[i] != null && members[i].alive(), "member " + IDS[i] + " still runs");
+        Path data = dir.resolve(IDS[i]);
+        if (Files.exists(data)) {
+            try (java.util.stream.Stream<Path> files = Files.walk(data)) {
+                for (Path file : files.sorted(java.util.Comparator.reverseOrder()).toList()) {
+                    Files.delete(file);
+                }
+            }
+        }
+    }
+
+    /** SIGKILL to the three members at once (none has a moment to elect another), then waits until all have ended. */
+    void killAll() throws Exception {
+        ServerProcess.killAll(members);
+    }
+
+    /**
+     * A planned switchover to member {@code to} ({@code wharf admin switchover --to}, on the active member), asked
+     * again of whichever member is active until {@code to} says it is (should the group elect another, as after a
+     * failure); at most three times.
+     */
+    void switchOver(int to) throws Exception {
+        for (int attempt = 0; attempt < 3; attempt++) {
+            int active = awaitActive(null);
+            if (active == to) {
+                return;
+            }
+            ServerProcess leaving = members[active];
+            int stops = leaving.stops();
+            FlowCommandAccess.Result switched = FlowCommandAccess.run("admin", "--url", url(active), "switchover",
+                    "--to", IDS[to]);
+            assertEquals(0, switched.status(), switched.out() + switched.err());
+            leaving.awaitStopAfter(stops, ELECTION.toSeconds());
+        }
+        assertEquals(IDS[to], IDS[awaitActive(null)], "the member active after three switchovers to " + IDS[to]);
     }
 
     /** Cuts every path between member {@code i} and the others, both ways (not its clients'). */
@@ -311,17 +371,29 @@ final class ReplicatedGroup implements AutoCloseable {
      */
     String awaitStatus(int i, String expected) {
         Pattern pattern = Pattern.compile(expected);
+        return awaitAnswer(i, out -> pattern.matcher(out).find(), expected, "display", "server");
+    }
+
+    /**
+     * Asks member {@code i} at its client address ({@code wharf admin --url URL COMMAND}; a replica answers
+     * {@code display server} for itself there, in a status session) until its answer passes {@code expected}
+     * ({@code what} says what that is), and returns that answer.
+     */
+    String awaitAnswer(int i, java.util.function.Predicate<String> expected, String what, String... command) {
+        List<String> args = new ArrayList<>(List.of("admin", "--url", url(i)));
+        args.addAll(List.of(command));
         long deadline = System.nanoTime() + ELECTION.toNanos();
         String out = "";
         while (System.nanoTime() < deadline) {
-            FlowCommandAccess.Result result = admin(members[i], "display", "server");
+            FlowCommandAccess.Result result = FlowCommandAccess.run(args.toArray(String[]::new));
             out = result.out() + result.err();
-            if (result.status() == 0 && pattern.matcher(out).find()) {
+            if (result.status() == 0 && expected.test(out)) {
                 return out;
             }
             LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(100));
         }
-        throw new AssertionError("display server never showed " + expected + ":\n" + out + "\n" + outputs());
+        throw new AssertionError(String.join(" ", command) + " on member " + IDS[i] + " never showed " + what + ":\n"
+                + out + "\n" + outputs());
     }
 
     /**
@@ -364,9 +436,9 @@ final class ReplicatedGroup implements AutoCloseable {
     /** One configuration file per member: the same replication block, its own certificate. */
     private void writeConfigurations(int[] replicationPorts) throws Exception {
         TestCertificates.Issued ca = TestCertificates.ca("replication-group");
-        Path trust = TestCertificates.trustStore(dir.resolve("ca.p12"), ca.certificate());
+        trust = TestCertificates.trustStore(dir.resolve("ca.p12"), ca.certificate());
         // clients from another address (a network namespace's) are anonymous too, as local ones are without users
-        String security = network.clientsLocal() ? "" : "security:\n  file: "
+        security = network.clientsLocal() ? "" : "security:\n  file: "
                 + Files.writeString(dir.resolve("security.yaml"), "allowAnonymous: true\n") + "\n";
         StringBuilder block = new StringBuilder();
         for (int i = 0; i < 3; i++) {
@@ -375,26 +447,31 @@ final class ReplicatedGroup implements AutoCloseable {
                     .append(replicationPorts[i]).append('\n')
                     .append("      dataDirectory: ").append(dir.resolve(IDS[i])).append('\n');
         }
+        memberBlock = block.toString();
         for (int i = 0; i < 3; i++) {
             Path keys = TestCertificates.issue(ca, "CN=" + IDS[i] + ",O=Wharf Test", Duration.ofDays(1),
                             MemberNetwork.host(IDS[i]), "127.0.0.1")
                     .pkcs12(dir.resolve(IDS[i] + ".p12"));
-            configs[i] = Files.writeString(dir.resolve(IDS[i] + ".yaml"), "maxMessageLength: 1048576\n"
-                    + security
-                    + "http:\n"
-                    + "  host: " + network.clientHost(i) + "\n"
-                    + "  port: " + httpPorts[i] + "\n"
-                    + "replication:\n"
-                    + "  group: TEST\n"
-                    + (ELECTION_TIMEOUT_MILLIS == null ? "" : "  electionTimeoutMillis: " + ELECTION_TIMEOUT_MILLIS
-                    + "\n")
-                    + (PROBE_ACTIVE_MEMBER == null ? "" : "  probeActiveMember: " + PROBE_ACTIVE_MEMBER + "\n")
-                    + "  members:\n" + block
-                    + "  tls:\n"
-                    + "    keyStore: " + keys + "\n"
-                    + "    keyStorePassword: " + TestCertificates.PASSWORD + "\n"
-                    + "    trustStore: " + trust + "\n"
-                    + "    trustStorePassword: " + TestCertificates.PASSWORD + "\n");
+            configs[i] = Files.writeString(dir.resolve(IDS[i] + ".yaml"), configuration(i, keys));
         }
+    }
+
+    /** Member {@code i}'s configuration file, its key and certificate in {@code keys}. */
+    private String configuration(int i, Path keys) {
+        return "maxMessageLength: 1048576\n"
+                + security
+                + "http:\n"
+                + "  host: " + network.clientHost(i) + "\n"
+                + "  port: " + httpPorts[i] + "\n"
+                + "replication:\n"
+                + "  group: TEST\n"
+                + (ELECTION_TIMEOUT_MILLIS == null ? "" : "  electionTimeoutMillis: " + ELECTION_TIMEOUT_MILLIS + "\n")
+                + (PROBE_ACTIVE_MEMBER == null ? "" : "  probeActiveMember: " + PROBE_ACTIVE_MEMBER + "\n")
+                + "  members:\n" + memberBlock
+                + "  tls:\n"
+                + "    keyStore: " + keys + "\n"
+                + "    keyStorePassword: " + TestCertificates.PASSWORD + "\n"
+                + "    trustStore: " + trust + "\n"
+                + "    trustStorePassword: " + TestCertificates.PASSWORD + "\n";
     }
 }

@@ -430,8 +430,45 @@ public final class ServerProcess implements AutoCloseable {
 
     /** SIGKILL: no shutdown hook, no orderly close of the journal. */
     public void kill() throws InterruptedException {
-        process.destroyForcibly();
-        process.waitFor(30, TimeUnit.SECONDS);
+        killAll(this);
+    }
+
+    /**
+     * SIGKILL to every server of {@code servers} (null or ended ones skipped) before waiting for any, so that they
+     * end together; then waits until each has ended.
+     */
+    static void killAll(ServerProcess... servers) throws InterruptedException {
+        for (ServerProcess server : servers) {
+            if (server != null) {
+                server.process.destroyForcibly();
+            }
+        }
+        for (ServerProcess server : servers) {
+            if (server != null) {
+                server.process.waitFor(30, TimeUnit.SECONDS);
+            }
+        }
+    }
+
+    /**
+     * Waits, at most {@code seconds}, until the server has printed {@code text}, and returns the line that holds it.
+     *
+     * @throws AssertionError with its output when it did not, or ended first
+     */
+    String awaitLine(String text, long seconds) throws InterruptedException {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(seconds);
+        synchronized (seen) {
+            int at;
+            while ((at = seen.indexOf(text)) < 0 && process.isAlive() && System.nanoTime() < deadline) {
+                seen.wait(100);
+            }
+            if (at >= 0) {
+                int end = seen.indexOf("\n", at);
+                return seen.substring(seen.lastIndexOf("\n", at) + 1, end < 0 ? seen.length() : end);
+            }
+            throw new AssertionError("the server did not print '" + text + "' within " + seconds + " s ("
+                    + (process.isAlive() ? "running" : "ended") + "; its output is in " + outputFile + "):\n" + seen);
+        }
     }
 
     /** What the server has printed so far (stdout and stderr). */

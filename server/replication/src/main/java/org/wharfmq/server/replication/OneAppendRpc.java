@@ -10,6 +10,7 @@ import org.apache.ratis.server.RaftServer;
 import org.apache.ratis.server.leader.FollowerInfo;
 import org.apache.ratis.server.leader.LeaderState;
 import org.apache.ratis.server.leader.LogAppender;
+import org.apache.ratis.server.raftlog.RaftLog;
 import org.apache.ratis.server.raftlog.RaftLogIOException;
 
 /**
@@ -141,7 +142,31 @@ public final class OneAppendRpc implements RpcType {
             if ((heartbeat && hasPendingDataRequests() && getHeartbeatWaitTimeMs() > 0) || unansweredHoldMs() > 0) {
                 return null;
             }
-            return super.newAppendEntriesRequest(callId, heartbeat);
+            AppendEntriesRequestProto request = super.newAppendEntriesRequest(callId, heartbeat);
+            return request == null ? null : commitSent(request);
         }
+    }
+
+    /**
+     * {@code request} with its commit index no further than the last entry it carries, when it names no previous
+     * entry (a heartbeat while an append is in flight; the entries from a replica's first index, or from just after a
+     * snapshot): a replica can check only what it is sent.
+     *
+     * <p>Why: a Ratis 3.2.1 follower (and Ratis's main branch alike, {@code ServerImplUtils.effectiveCommitIndex})
+     * takes a request without a previous entry as if it came after index 0, and commits up to the leader's commit index
+     * but at most 0 plus the entries it carries: one entry further than it was sent, whatever that entry is. A heartbeat
+     * so committed a replica's index 0 as it held it, and a replica elected at a start for a moment holds there its own
+     * term's first entry, which the group never committed (another's is the group's index 0): from then on it refused
+     * every append from index 0 (it is committed) and every one after it (its previous is not the replica's), and never
+     * caught up (seen in {@code ReplicatedFailoverTest}, b "catching up: 6211 behind" for good). With the bound, such a
+     * heartbeat commits nothing, the append from index 0 replaces the stale entry, and the replica catches up.
+     */
+    static AppendEntriesRequestProto commitSent(AppendEntriesRequestProto request) {
+        if (request.hasPreviousLog()) {
+            return request; // the replica commits at most the previous entry's index plus those sent: the last sent
+        }
+        int sent = request.getEntriesCount();
+        long last = sent == 0 ? RaftLog.INVALID_LOG_INDEX : request.getEntries(sent - 1).getIndex();
+        return request.getLeaderCommit() <= last ? request : request.toBuilder().setLeaderCommit(last).build();
     }
 }

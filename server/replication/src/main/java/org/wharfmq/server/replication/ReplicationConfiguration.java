@@ -141,6 +141,12 @@ public final class ReplicationConfiguration {
      * pieces on its heap, in one array.
      */
     public static final int MAX_MESSAGE_LENGTH = 1 << 30;
+    /**
+     * How often at most a member warns that it refused a replication peer's certificate ({@link MemberCertificateCheck}):
+     * a peer without the group's credentials is refused at every attempt (a heartbeat's, a vote's), and one warning a
+     * minute, counting the others, says who knocks without filling the log.
+     */
+    public static final Duration REFUSAL_WARNING_EVERY = Duration.ofMinutes(1);
     /** How long a starting member waits for the others' settings ({@link SettingsCheck}). */
     public static final Duration SETTINGS_CHECK_TIMEOUT = Duration.ofSeconds(3);
     /**

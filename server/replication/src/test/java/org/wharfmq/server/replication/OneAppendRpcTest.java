@@ -1,15 +1,23 @@
 package org.wharfmq.server.replication;
 
+import org.apache.ratis.proto.RaftProtos.AppendEntriesRequestProto;
+import org.apache.ratis.proto.RaftProtos.LogEntryProto;
+import org.apache.ratis.server.protocol.TermIndex;
 import org.junit.jupiter.api.Test;
 
+import java.lang.reflect.Method;
+import java.util.List;
+
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
  * When the active member's appender owes a replica a heartbeat ({@link OneAppendRpc#heartbeatWait}): at most a quarter
  * of the election timeout's minimum after anything was last sent to it, however recently it answered; sooner when
- * Ratis's own rule says so.
+ * Ratis's own rule says so. A request without a previous entry commits no further than the entries it carries
+ * ({@link OneAppendRpc#commitSent}).
  */
 class OneAppendRpcTest {
 
@@ -45,6 +53,56 @@ class OneAppendRpcTest {
         // one that answered within two intervals, or with a request in flight (its answer awaited): not held
         assertEquals(0, OneAppendRpc.unansweredHold(unanswered - 1, 0, false, INTERVAL_MS));
         assertEquals(0, OneAppendRpc.unansweredHold(unanswered + 5_000, 0, true, INTERVAL_MS));
+    }
+
+    @Test
+    void aRequestWithoutAPreviousEntryCommitsNoFurtherThanTheEntriesItCarries() throws Exception {
+        // a heartbeat while an append is in flight, or to a replica whose next index is 0: Ratis's follower commits
+        // its index 0 from it, whatever it holds there (the stuck replica of ReplicatedFailoverTest)
+        AppendEntriesRequestProto heartbeat = request(null, 6282);
+        assertEquals(0, ratisFollowerCommits(heartbeat), "Ratis's own rule (an upgrade that fixes it shows here)");
+        assertEquals(-1, ratisFollowerCommits(OneAppendRpc.commitSent(heartbeat)), "nothing unchecked committed");
+        // the entries from index 0: Ratis's follower commits one entry past the last it was sent
+        AppendEntriesRequestProto fromTheStart = request(null, 6282, 0, 1, 2);
+        assertEquals(3, ratisFollowerCommits(fromTheStart));
+        assertEquals(2, ratisFollowerCommits(OneAppendRpc.commitSent(fromTheStart)));
+        assertEquals(List.of(0L, 1L, 2L), OneAppendRpc.commitSent(fromTheStart).getEntriesList().stream()
+                .map(LogEntryProto::getIndex).toList(), "the entries as they were");
+        // from after a snapshot (index 100): Ratis's follower's bound is below the entries already, nothing changes
+        AppendEntriesRequestProto afterASnapshot = request(null, 6282, 101, 102);
+        assertEquals(ratisFollowerCommits(afterASnapshot), ratisFollowerCommits(OneAppendRpc.commitSent(afterASnapshot)));
+        // with a previous entry the follower checks it, and commits at most the last entry sent: left as it is
+        AppendEntriesRequestProto after = request(TermIndex.valueOf(3, 9), 6282, 10, 11);
+        assertSame(after, OneAppendRpc.commitSent(after));
+        assertEquals(11, ratisFollowerCommits(after));
+        // a commit index already within the entries sent is left as it is
+        AppendEntriesRequestProto within = request(null, 1, 0, 1, 2);
+        assertSame(within, OneAppendRpc.commitSent(within));
+    }
+
+    /** An append (a heartbeat without entries) naming {@code previous} (null: none) and the leader's commit index. */
+    private static AppendEntriesRequestProto request(TermIndex previous, long leaderCommit, long... indexes) {
+        AppendEntriesRequestProto.Builder b = AppendEntriesRequestProto.newBuilder().setLeaderTerm(3)
+                .setLeaderCommit(leaderCommit);
+        if (previous != null) {
+            b.setPreviousLog(previous.toProto());
+        }
+        for (long index : indexes) {
+            b.addEntries(LogEntryProto.newBuilder().setTerm(3).setIndex(index));
+        }
+        return b.build();
+    }
+
+    /**
+     * The commit index a Ratis follower takes from {@code request} once it has appended its entries: its own rule,
+     * {@code ServerImplUtils.effectiveCommitIndex} (package-private in Ratis 3.2.1, called by reflection).
+     */
+    private static long ratisFollowerCommits(AppendEntriesRequestProto request) throws Exception {
+        Method rule = Class.forName("org.apache.ratis.server.impl.ServerImplUtils")
+                .getDeclaredMethod("effectiveCommitIndex", long.class, TermIndex.class, int.class);
+        rule.setAccessible(true);
+        TermIndex previous = request.hasPreviousLog() ? TermIndex.valueOf(request.getPreviousLog()) : null;
+        return (long) rule.invoke(null, request.getLeaderCommit(), previous, request.getEntriesCount());
     }
 
     @Test
