@@ -1,5 +1,8 @@
 package org.wharfmq.flow;
 
+import net.sf.saxon.Configuration;
+import net.sf.saxon.lib.EnvironmentVariableResolver;
+import net.sf.saxon.lib.Feature;
 import net.sf.saxon.s9api.DocumentBuilder;
 import net.sf.saxon.s9api.Processor;
 import net.sf.saxon.s9api.SaxonApiException;
@@ -23,6 +26,7 @@ import java.io.IOException;
 import java.io.StringReader;
 import java.io.StringWriter;
 import java.io.UncheckedIOException;
+import java.util.Set;
 
 /**
  * The XML domain's shared machinery: one Saxon {@link Processor} for every flow (it is thread-safe and holds the
@@ -38,7 +42,7 @@ public final class Xml {
 
     /** Xerces' feature that refuses any DOCTYPE declaration. */
     private static final String DISALLOW_DOCTYPE = "http://apache.org/xml/features/disallow-doctype-decl";
-    private static final Processor SAXON = processorReportingToTheLog();
+    private static final Processor SAXON = lockedDownProcessor();
     private static final SAXParserFactory SAX = saxFactory();
     private static final DocumentBuilderFactory DOM = domFactory();
     /** Parsers are not thread-safe but are costly to create; each flow thread keeps one of each. */
@@ -50,10 +54,21 @@ public final class Xml {
     private Xml() {
     }
 
-    /** The processor, its reports to the log through one shared reporter ({@link SaxonReports}). */
-    private static Processor processorReportingToTheLog() {
+    /**
+     * The processor, its reports to the log through one shared reporter ({@link SaxonReports}). What it runs on a
+     * message fetches nothing by default ({@link RunTimeResources#NOTHING}: a stylesheet's transformer is given its
+     * own folder), sees no environment variables or Java system properties, and parses what it fetches or is
+     * handed ({@code parse-xml()}) without fetching external entities or DTDs and within Xerces' secure-processing
+     * limits ({@link RunTimeParser}).
+     */
+    private static Processor lockedDownProcessor() {
         Processor processor = new Processor(false);
-        processor.getUnderlyingConfiguration().setErrorReporterFactory(configuration -> SaxonReports.SHARED);
+        Configuration configuration = processor.getUnderlyingConfiguration();
+        configuration.setErrorReporterFactory(c -> SaxonReports.SHARED);
+        RunTimeResources.NOTHING.applyTo(configuration);
+        configuration.setConfigurationProperty(Feature.ENVIRONMENT_VARIABLE_RESOLVER, NoEnvironment.INSTANCE);
+        configuration.setSourceParserClass(RunTimeParser.class.getName());
+        configuration.setConfigurationProperty(Feature.ALLOW_EXTERNAL_FUNCTIONS, false);
         return processor;
     }
 
@@ -210,6 +225,21 @@ public final class Xml {
             return builder;
         } catch (ParserConfigurationException e) {
             throw new IllegalStateException("Cannot create a DOM parser", e);
+        }
+    }
+
+    /** The environment variables a stylesheet or expression sees ({@code environment-variable()}): none. */
+    private static final class NoEnvironment implements EnvironmentVariableResolver {
+        static final NoEnvironment INSTANCE = new NoEnvironment();
+
+        @Override
+        public Set<String> getAvailableEnvironmentVariables() {
+            return Set.of();
+        }
+
+        @Override
+        public String getEnvironmentVariable(String name) {
+            return null;
         }
     }
 

@@ -1,7 +1,9 @@
 package org.wharfmq.flow;
 
+import net.sf.saxon.lib.DirectResourceResolver;
 import net.sf.saxon.s9api.SaxonApiException;
 import net.sf.saxon.s9api.XdmNode;
+import net.sf.saxon.s9api.XsltCompiler;
 import net.sf.saxon.s9api.XsltExecutable;
 import net.sf.saxon.s9api.XsltTransformer;
 
@@ -11,6 +13,8 @@ import java.io.IOException;
 import java.io.InputStream;
 import java.io.StringWriter;
 import java.net.URL;
+import java.util.ArrayList;
+import java.util.List;
 
 /**
  * An XSLT stylesheet (Saxon-HE: XSLT 1.0, 2.0 and 3.0), compiled once and applied to the XML body of any number of
@@ -22,10 +26,13 @@ public final class XsltStylesheet {
 
     private final String location;
     private final SaxonPerThread<XsltTransformer> transformers;
+    /** What the stylesheet may read while it runs: the resources in its own folder. */
+    private final RunTimeResources resources;
 
     private XsltStylesheet(String location, XsltExecutable executable) {
         this.location = location;
         this.transformers = new SaxonPerThread<>(executable::load);
+        this.resources = RunTimeResources.beside(location);
     }
 
     /**
@@ -34,13 +41,23 @@ public final class XsltStylesheet {
      * @throws IllegalArgumentException naming the stylesheet and Saxon's reason when it cannot be read or compiled
      */
     public static XsltStylesheet compile(URL url) {
+        List<String> errors = new ArrayList<>();
         try (InputStream in = url.openStream()) {
-            return new XsltStylesheet(url.toString(), Xml.processor().newXsltCompiler()
-                    .compile(new StreamSource(in, url.toString())));
+            XsltCompiler compiler = Xml.processor().newXsltCompiler();
+            // its imports and includes are the operator's, read as it is compiled (what runs on messages is not)
+            compiler.setResourceResolver(new DirectResourceResolver(Xml.processor().getUnderlyingConfiguration()));
+            compiler.setErrorReporter(error -> {
+                if (!error.isWarning()) {
+                    errors.add(error.getMessage());
+                }
+                SaxonReports.SHARED.report(error);
+            });
+            return new XsltStylesheet(url.toString(), compiler.compile(new StreamSource(in, url.toString())));
         } catch (IOException e) {
             throw new IllegalArgumentException("Cannot read the stylesheet " + url + ": " + e.getMessage(), e);
         } catch (SaxonApiException e) {
-            throw new IllegalArgumentException("Cannot compile the stylesheet " + url + ": " + e.getMessage(), e);
+            throw new IllegalArgumentException("Cannot compile the stylesheet " + url + ": " + e.getMessage()
+                    + (errors.isEmpty() ? "" : ": " + String.join("; ", errors)), e);
         }
     }
 
@@ -60,6 +77,7 @@ public final class XsltStylesheet {
         XdmNode tree = input.xml(); // parsed first: a body that is not XML takes no transformer
         XsltTransformer transformer = transformers.get();
         try {
+            resources.applyTo(transformer.getUnderlyingController());
             transformer.setInitialContextNode(tree);
             if (input.isTextBody()) {
                 StringWriter result = new StringWriter();

@@ -24,6 +24,7 @@ import java.security.GeneralSecurityException;
 import java.security.KeyStore;
 import java.time.Duration;
 import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
@@ -41,7 +42,9 @@ import java.util.Set;
  * (thread-safe; its connection pool keeps connections to the service open between messages). The node's settings
  * are fixed once the flow is built; what varies per message comes from the LocalEnvironment:
  * {@link #REQUEST_URL} overrides the URL and {@link #REQUEST_HEADERS} adds headers. The response's status and
- * headers go to {@link #RESPONSE_STATUS} and {@link #RESPONSE_HEADERS}.
+ * headers go to {@link #RESPONSE_STATUS} and {@link #RESPONSE_HEADERS}. A URL from the LocalEnvironment may have come
+ * out of a message, so it is called only on the node URL's origin (scheme, host and port) or one the node allows
+ * ({@link #allowOrigins}): a message cannot make the server call where the flow did not say it may (SSRF).
  *
  * <p>Retries ({@link #retries}): a connection that could not be made (refused, connect timeout) is retried for
  * every method, since nothing was sent; any other I/O failure (a request timeout, a connection dropped
@@ -50,7 +53,10 @@ import java.util.Set;
  */
 public final class HttpRequestNode extends Node {
 
-    /** LocalEnvironment field: the URL to call instead of the node's (a String or URI; http or https). */
+    /**
+     * LocalEnvironment field: the URL to call instead of the node's (a String or URI; http or https), on the node
+     * URL's origin or one of {@link #allowOrigins}.
+     */
     public static final String REQUEST_URL = "HttpRequestURL";
     /** LocalEnvironment field: headers to send, a {@code Map<String, ?>} of a String (or a List of them) each. */
     public static final String REQUEST_HEADERS = "HttpRequestHeaders";
@@ -75,6 +81,8 @@ public final class HttpRequestNode extends Node {
 
     private final String method;
     private final URI uri;
+    /** The origins (scheme://host:port) a LocalEnvironment URL may name: the node URL's and those allowed. */
+    private final Set<String> origins = new LinkedHashSet<>();
     private final Map<String, String> headers = new LinkedHashMap<>();
     private Duration connectTimeout = DEFAULT_CONNECT_TIMEOUT;
     private Duration requestTimeout = DEFAULT_REQUEST_TIMEOUT;
@@ -108,6 +116,20 @@ public final class HttpRequestNode extends Node {
     /** GETs {@code url} (the message's body is not sent). */
     public static HttpRequestNode get(String url) {
         return of("GET", url);
+    }
+
+    /**
+     * Lets the LocalEnvironment's {@link #REQUEST_URL} name these origins too (each a URL: its scheme, host and port
+     * count), besides the node URL's own. A URL on any other origin fails the message, since it may have come out of
+     * the message.
+     */
+    public HttpRequestNode allowOrigins(String... urls) {
+        for (String url : urls) {
+            URI allowed = URI.create(url);
+            checkScheme(allowed);
+            origins.add(origin(allowed));
+        }
+        return this;
     }
 
     /** Sends this header on every request (the LocalEnvironment's {@link #REQUEST_HEADERS} override it). */
@@ -176,6 +198,9 @@ public final class HttpRequestNode extends Node {
         Map<String, Object> p = new LinkedHashMap<>();
         p.put("method", method);
         p.put("url", uri);
+        if (!origins.isEmpty()) {
+            p.put("allowOrigins", List.copyOf(origins));
+        }
         p.put("connectTimeout", connectTimeout);
         p.put("requestTimeout", requestTimeout);
         p.put("retries", retries);
@@ -201,6 +226,9 @@ public final class HttpRequestNode extends Node {
                     + REQUEST_URL + " may override it).");
         }
         checkScheme(uri);
+        if (uri.getHost() == null) {
+            throw new FlowValidationException("an HTTPRequest node's URL must name a host, not '" + uri + "'.");
+        }
         if (connectTimeout.isNegative() || connectTimeout.isZero() || requestTimeout.isNegative()
                 || requestTimeout.isZero()) {
             throw new FlowValidationException("an HTTPRequest node's timeouts must be above zero (connect "
@@ -284,8 +312,7 @@ public final class HttpRequestNode extends Node {
     private HttpRequest request(MessageAssembly assembly) {
         FlowMessage message = assembly.message();
         Object override = assembly.localEnvironment().get(REQUEST_URL);
-        URI target = override == null ? uri : URI.create(override.toString());
-        checkScheme(target);
+        URI target = override == null ? uri : allowedOverride(override.toString());
         HttpRequest.Builder request = HttpRequest.newBuilder(target).timeout(requestTimeout);
         boolean sendsBody = !NO_BODY.contains(method);
         request.method(method, sendsBody ? HttpRequest.BodyPublishers.ofByteArray(message.bodyBytes())
@@ -360,6 +387,35 @@ public final class HttpRequestNode extends Node {
             case BLOB -> "application/octet-stream";
             case RECORDS -> "text/plain";
         };
+    }
+
+    /**
+     * The LocalEnvironment's URL, when it is on the node URL's origin or an allowed one.
+     *
+     * @throws IllegalArgumentException naming the URL, the origins allowed and the setting, when it is not
+     */
+    private URI allowedOverride(String override) {
+        URI target = URI.create(override).normalize();
+        checkScheme(target);
+        String origin = origin(target);
+        if (!origin.equals(origin(uri)) && !origins.contains(origin)) {
+            throw new IllegalArgumentException("LocalEnvironment." + REQUEST_URL + " " + override + " is on the origin "
+                    + origin + ", which this node may not call: a URL from the LocalEnvironment may have come out of "
+                    + "a message, so it may name only the node URL's origin (" + origin(uri) + ")"
+                    + (origins.isEmpty() ? "" : " or " + String.join(", ", origins))
+                    + ". Add the origin to the node's allowOrigins(...) if the flow may call it.");
+        }
+        return target;
+    }
+
+    /** scheme://host:port, lower case, the port given even when it is the scheme's default. */
+    private static String origin(URI url) {
+        String scheme = url.getScheme().toLowerCase(Locale.ROOT);
+        if (url.getHost() == null) {
+            throw new IllegalArgumentException("The URL " + url + " names no host.");
+        }
+        int port = url.getPort() >= 0 ? url.getPort() : scheme.equals("https") ? 443 : 80;
+        return scheme + "://" + url.getHost().toLowerCase(Locale.ROOT) + ":" + port;
     }
 
     private static void checkScheme(URI target) {

@@ -392,6 +392,15 @@ final class Invocation implements FlowContext {
             stats.failures.increment();
             throw new FlowException(node + " in flow '" + definition.name() + "' failed: " + e,
                     assembly.exceptionList().with(node, e), e);
+        } catch (StackOverflowError e) {
+            // a message nested deeper than the node's recursion goes (a DOM copy, an XSLT 3.0 shallow-copy mode):
+            // the message fails, not the instance's thread, which would otherwise end and leave the flow without it
+            stats.failures.increment();
+            StackOverflowError named = new StackOverflowError("the message is nested too deeply for this node to "
+                    + "process (its stack ran out)");
+            named.initCause(e);
+            throw new FlowException(node + " in flow '" + definition.name() + "' failed: " + named,
+                    assembly.exceptionList().with(node, named), named);
         } finally {
             depth--;
             if (timing) {

@@ -357,6 +357,46 @@ class HttpRequestNodeTest {
     }
 
     @Test
+    void aUrlFromTheMessageMayNameOnlyTheOriginsTheNodeAllows() throws Exception {
+        String url = serve("/orders", exchange -> answer(exchange, 200, "the node's service"));
+        AtomicInteger elsewhere = new AtomicInteger();
+        HttpServer other = HttpServer.create(new InetSocketAddress("127.0.0.1", 0), 0);
+        other.createContext("/", exchange -> {
+            elsewhere.incrementAndGet();
+            answer(exchange, 200, "another service");
+        });
+        other.start();
+        try {
+            String otherOrigin = "http://127.0.0.1:" + other.getAddress().getPort();
+            deploy("SSRF", HttpRequestNode.post(url), 1);
+            deploy("ALLOWED", HttpRequestNode.post(url).allowOrigins(otherOrigin + "/anything"), 1);
+            String[] steered = {otherOrigin + "/internal", "http://127.0.0.1:" + service.getAddress().getPort() + "@"
+                    + otherOrigin.substring("http://".length()) + "/internal", "https://127.0.0.1:"
+                    + service.getAddress().getPort() + "/orders"};
+            for (String target : steered) {
+                sendTo("IN.SSRF", target, "o-1");
+                String why = receive("FAILED.SSRF").getStringProperty(ExceptionList.PROPERTY);
+                assertTrue(why.contains(target + "/o-1") && why.contains("allowOrigins"), why);
+            }
+            sendTo("IN.SSRF", url, "o-2");
+            assertEquals("the node's service", FlowFixture.text(receive("OUT.SSRF")), "the node's own origin is called");
+            sendTo("IN.ALLOWED", otherOrigin + "/internal", "o-3");
+            assertEquals("another service", FlowFixture.text(receive("OUT.ALLOWED")), "an allowed origin is called");
+            assertEquals(1, elsewhere.get(), "only the allowed call reached the other service");
+        } finally {
+            other.stop(0);
+        }
+    }
+
+    /** Sends a message whose url and orderId properties make Prepare call {@code url/orderId}. */
+    private void sendTo(String queue, String url, String orderId) throws Exception {
+        TextMessage message = session.createTextMessage("hello");
+        message.setStringProperty("orderId", orderId);
+        message.setStringProperty("url", url);
+        producer.send(session.createQueue(queue), message);
+    }
+
+    @Test
     void aResponseLargerThanTheLimitGoesToTheFailureTerminal() throws Exception {
         String url = serve("/big", exchange -> answer(exchange, 200, "x".repeat(1000)));
         deploy("H", HttpRequestNode.get(url).maxResponseBytes(999), 1);
