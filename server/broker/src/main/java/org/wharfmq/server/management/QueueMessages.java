@@ -46,9 +46,7 @@ final class QueueMessages {
         while (!(batch = takeWaiting(queue, Selector.ALL_MATCH, BATCH)).isEmpty()) {
             DurableWait wait = new DurableWait(1);
             persistence.remove(batch, wait.completion());
-            for (QueuedMessage m : batch) {
-                queue.acknowledge(m);
-            }
+            queue.acknowledge(batch, 0, batch.size());
             wait.await("the removal of " + batch.size() + " messages cleared from queue '" + queue.name() + "'");
             removed += batch.size();
         }

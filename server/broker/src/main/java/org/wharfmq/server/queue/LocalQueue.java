@@ -560,6 +560,34 @@ public final class LocalQueue {
         leave(message, Departure.DEQUEUED);
     }
 
+    /**
+     * Removes acknowledged messages for good, as {@link #acknowledge(QueuedMessage)} does each: those of
+     * {@code messages} from {@code from} (inclusive) to {@code to} (exclusive), every one this queue's, under one
+     * acquisition of the lock (an ACK settles a consumer's run of deliveries at once), their bytes given back to the
+     * budgets in one step. The caller has already recorded the removals in the store.
+     */
+    public void acknowledge(List<QueuedMessage> messages, int from, int to) {
+        long bytes = 0;
+        lock.lock();
+        try {
+            for (int i = from; i < to; i++) {
+                QueuedMessage message = messages.get(i);
+                assert message.queue() == this
+                        : "a message of queue '" + message.queue().name() + "' acknowledged on '" + name + "'";
+                accounting.countDequeued();
+                accounting.lowerDepth();
+                bytes += message.memoryBytes();
+            }
+            letGoBytes(bytes);
+            life.noteIfUnused();
+        } finally {
+            unlock();
+        }
+        for (int i = from; i < to; i++) {
+            messages.get(i).release();
+        }
+    }
+
     /** Why a message the depth counts leaves the queue, for its counters. */
     private enum Departure { CANCELLED, DEQUEUED, DEAD_LETTERED }
 

@@ -941,11 +941,20 @@ public final class BrokerSession {
         return Long.MIN_VALUE;
     }
 
-    /** Removes acknowledged messages from their queues for good (their consumption is recorded already). */
+    /**
+     * Removes acknowledged messages from their queues for good (their consumption is recorded already): each run of
+     * one queue's messages (a consumer's deliveries settled together) in one call, under one acquisition of its lock.
+     */
     static void acknowledged(List<QueuedMessage> messages) {
-        for (int i = 0; i < messages.size(); i++) {
-            QueuedMessage m = messages.get(i);
-            m.queue().acknowledge(m);
+        int from = 0;
+        while (from < messages.size()) {
+            LocalQueue queue = messages.get(from).queue();
+            int to = from + 1;
+            while (to < messages.size() && messages.get(to).queue() == queue) {
+                to++;
+            }
+            queue.acknowledge(messages, from, to);
+            from = to;
         }
     }
 

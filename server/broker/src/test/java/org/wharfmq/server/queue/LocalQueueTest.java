@@ -8,11 +8,13 @@ import org.wharfmq.protocol.message.MessageHeaders;
 import org.wharfmq.protocol.message.WireMessage;
 import org.wharfmq.server.TestMessages;
 import org.wharfmq.server.WharfException;
+import org.wharfmq.server.config.QueueDefinition;
 import org.wharfmq.server.config.ServerConfig;
 import org.wharfmq.server.store.InMemoryMessageStore;
 
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.function.Consumer;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
@@ -247,6 +249,48 @@ class LocalQueueTest {
         assertEquals(2, small.depth());
         small.cancel(m3);
         small.clear();
+    }
+
+    /**
+     * An ACK's run of one queue's messages, settled under one acquisition of the lock, leaves the queue as
+     * acknowledging each would: out of the depth, counted as dequeued, released, their bytes given back to the
+     * budget (which lets the producer held back go), and the messages outside the run untouched.
+     */
+    @Test
+    void aRunOfAcknowledgedMessagesLeavesTheQueueAsEachWouldAndLetsTheHeldProducerGo() {
+        LocalQueue run = queues.defineQueue(QueueDefinition.named("RUN"));
+        for (int i = 0; i < 5; i++) {
+            QueuedMessage m = message(run, "m" + i, 4, wire -> { });
+            run.reserve(m);
+            run.offer(m);
+        }
+        RecordingConsumer consumer = new RecordingConsumer(null, 5);
+        run.addConsumer(consumer);
+        List<QueuedMessage> delivered = consumer.received;
+        assertEquals(5, delivered.size());
+        long held = run.heldBytes();
+        queues.alterQueue("RUN", Map.of("maxBytes", Long.toString(held), "policy", "block"));
+        int[] released = {0};
+        run.whenUnderBudget(() -> released[0]++);
+        assertEquals(1, run.producersHeldBack());
+
+        run.acknowledge(delivered, 1, 4);
+
+        assertEquals(2, run.depth(), "the run's three messages left the depth, the other two stay");
+        assertEquals(3, run.snapshot().dequeued());
+        long runBytes = delivered.get(1).memoryBytes() + delivered.get(2).memoryBytes() + delivered.get(3).memoryBytes();
+        assertEquals(held - runBytes, run.heldBytes(), "the run's bytes are given back, no more");
+        assertEquals(1, released[0], "back under its budget: the held producer goes, once");
+        assertEquals(0, run.producersHeldBack());
+        for (int i = 1; i < 4; i++) {
+            assertEquals(0, delivered.get(i).content().refCnt(), "acknowledged message m" + i + " released");
+        }
+        assertEquals(1, delivered.get(0).content().refCnt(), "m0 is outside the run");
+        assertEquals(1, delivered.get(4).content().refCnt(), "m4 is outside the run");
+        run.acknowledge(delivered, 0, 1);
+        run.acknowledge(delivered.get(4));
+        assertEquals(0, run.depth());
+        assertEquals(0, run.heldBytes());
     }
 
     @Test

@@ -153,6 +153,42 @@ class MessagingTest {
         }
     }
 
+    /**
+     * One ACK for consumers on two queues, each acknowledged up to a delivery of its own: the settled deliveries form
+     * runs by queue (A, B, A), each run leaves its own queue, and what no consumer's id covers stays.
+     */
+    @Test
+    void anAckOverConsumersOfTwoQueuesTakesEachRunFromItsOwnQueue() throws Exception {
+        String a = newQueue();
+        String b = newQueue();
+        try (FrameClient client = FrameClient.connect(server)) {
+            client.createSession(1, false);
+            for (int i = 1; i <= 3; i++) {
+                client.sendMessage(1, TestMessages.text(a, "a" + i));
+                client.sendMessage(1, TestMessages.text(b, "b" + i));
+            }
+            client.createConsumer(1, 1, a, null, 2);
+            List<Frame.Deliver> first = client.deliveries(2);
+            client.createConsumer(1, 2, b, null, 10);
+            List<Frame.Deliver> second = client.deliveries(3);
+            client.createConsumer(1, 3, a, null, 10);
+            Frame.Deliver third = client.expect(Frame.Deliver.class);
+            assertEquals("a3", TestMessages.body(third.message()));
+            assertEquals(3, server.queueManager().depth(a), "delivered but unacknowledged");
+            assertEquals(3, server.queueManager().depth(b), "delivered but unacknowledged");
+
+            client.request(id -> new Frame.Ack(id, 1, List.of(new Frame.Consumed(1, first.get(0).deliveryId()),
+                    new Frame.Consumed(2, second.get(1).deliveryId()), new Frame.Consumed(3, third.deliveryId()))));
+            assertEquals(1, server.queueManager().depth(a), "a2 is left: consumer 1 acknowledged a1 only");
+            assertEquals(1, server.queueManager().depth(b), "b3 is left: consumer 2 acknowledged up to b2");
+
+            client.request(id -> new Frame.Ack(id, 1, List.of(new Frame.Consumed(1, first.get(1).deliveryId()),
+                    new Frame.Consumed(2, second.get(2).deliveryId()))));
+            assertEquals(0, server.queueManager().depth(a));
+            assertEquals(0, server.queueManager().depth(b));
+        }
+    }
+
     @Test
     void transactedSendsBecomeVisibleAtCommit() throws Exception {
         String queue = newQueue();
