@@ -141,6 +141,23 @@ public final class Xml {
         return SAXON.newDocumentBuilder().wrap(document);
     }
 
+    /**
+     * Serialises a changed body as UTF-8 bytes without an XML declaration, as {@link #serializeBytes(XdmNode)} does:
+     * straight from the DOM ({@link DomWriter}) when it has no namespaces, else through Saxon.
+     *
+     * @param sizeHint the bytes the output is expected to take (the body the document was parsed from)
+     */
+    static byte[] serializeBytes(Document document, int sizeHint) {
+        DomWriter written = DomWriter.write(document, sizeHint);
+        return written != null ? written.bytes() : serializeBytes(wrap(document));
+    }
+
+    /** Serialises a changed body as text, as {@link #serializeText(XdmNode)} does ({@link #serializeBytes(Document, int)}). */
+    static String serializeText(Document document, int sizeHint) {
+        DomWriter written = DomWriter.write(document, sizeHint);
+        return written != null ? written.text() : serializeText(wrap(document));
+    }
+
     /** Serialises a tree as UTF-8 bytes without an XML declaration, as the XMLNSC writer does. */
     static byte[] serializeBytes(XdmNode tree) {
         ByteArrayOutputStream out = new ByteArrayOutputStream(4096);
