@@ -118,7 +118,7 @@ public final class FlowMessage {
             return serializeJson().getBytes(StandardCharsets.UTF_8);
         }
         if (updatedXml != null) {
-            return Xml.serializeBytes(Xml.wrap(updatedXml));
+            return Xml.serializeBytes(updatedXml, body.length());
         }
         if (updatedRecords != null) {
             return recordFormat().write(updatedRecords);
@@ -132,7 +132,7 @@ public final class FlowMessage {
             return serializeJson();
         }
         if (updatedXml != null) {
-            return Xml.serializeText(Xml.wrap(updatedXml));
+            return Xml.serializeText(updatedXml, body.length());
         }
         if (updatedRecords != null) {
             RecordFormat format = recordFormat();

@@ -113,6 +113,11 @@ final class MessageBody {
         return encodedText;
     }
 
+    /** The body's length as it arrived: bytes, or characters of a text body (which are bytes, mostly, once encoded). */
+    int length() {
+        return bytes != null ? bytes.length : text.length();
+    }
+
     String text() {
         return text != null ? text : new String(bytes, StandardCharsets.UTF_8);
     }

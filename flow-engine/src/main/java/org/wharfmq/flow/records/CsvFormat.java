@@ -6,6 +6,7 @@ import com.fasterxml.jackson.core.JsonParser;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.MappingIterator;
 import com.fasterxml.jackson.databind.ObjectReader;
+import com.fasterxml.jackson.databind.ObjectWriter;
 import com.fasterxml.jackson.databind.SequenceWriter;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
@@ -33,7 +34,7 @@ import java.util.Map;
  *
  * <p>A record with fewer values than columns, one with more, a quote that is never closed and a record longer than
  * {@link #maxRecordLength()} characters are refused, naming the record and its line. Immutable: each setting
- * returns a new format.
+ * returns a new format (it keeps the writer it made last, for the next body with the same columns).
  */
 public final class CsvFormat implements RecordFormat {
 
@@ -52,6 +53,8 @@ public final class CsvFormat implements RecordFormat {
     private final Charset charset;
     private final int maxRecordLength;
     private final ObjectReader reader;
+    /** The writer {@link #write} made last, kept for the next body with the same columns; any thread may replace it. */
+    private volatile ColumnsWriter lastWriter;
 
     private CsvFormat(List<String> columns, boolean header, char delimiter, int quote, int escape,
                       String lineSeparator, Charset charset, int maxRecordLength) {
@@ -217,8 +220,7 @@ public final class CsvFormat implements RecordFormat {
         List<String> names = columns.isEmpty() ? firstRecordsNames(array) : columns;
         ByteArrayOutputStream out = new ByteArrayOutputStream(64 + array.size() * 32);
         int record = 0;
-        try (SequenceWriter writer = MAPPER.writer(schema(names).withUseHeader(header))
-                .with(CsvGenerator.Feature.STRICT_CHECK_FOR_QUOTING).writeValues(out)) {
+        try (SequenceWriter writer = writerFor(names).writeValues(out)) {
             for (JsonNode value : array) {
                 record++;
                 writer.write(RecordTree.record(value, record));
@@ -230,6 +232,26 @@ public final class CsvFormat implements RecordFormat {
         }
         return charset.equals(StandardCharsets.UTF_8) ? out.toByteArray()
                 : out.toString(StandardCharsets.UTF_8).getBytes(charset);
+    }
+
+    /**
+     * The writer of records with columns {@code names}: the last one made, when the names are the same (a format with
+     * named columns always, with a header line as long as the bodies' first records name the same fields), else a new
+     * one, kept as the last.
+     */
+    private ObjectWriter writerFor(List<String> names) {
+        ColumnsWriter last = lastWriter;
+        if (last != null && last.names().equals(names)) {
+            return last.writer();
+        }
+        ObjectWriter writer = MAPPER.writer(schema(names).withUseHeader(header))
+                .with(CsvGenerator.Feature.STRICT_CHECK_FOR_QUOTING);
+        lastWriter = new ColumnsWriter(List.copyOf(names), writer);
+        return writer;
+    }
+
+    /** A writer of records with these columns (Jackson's writers are immutable and thread-safe). */
+    private record ColumnsWriter(List<String> names, ObjectWriter writer) {
     }
 
     private static List<String> firstRecordsNames(ArrayNode records) {

@@ -47,9 +47,13 @@ public final class FixedFormat implements RecordFormat {
     private final List<FixedField> fields;
     private final Map<String, FixedField> byName;
     private final DateTimeFormatter[] dates;
+    /** Each field's padding byte as written: its character's, or a space when that takes more than one byte. */
+    private final byte[] pads;
     private final byte[] separator;
     private final String separatorText;
     private final Charset charset;
+    /** Whether the character set writes ASCII as single ASCII bytes that no other character's bytes contain. */
+    private final boolean asciiCompatible;
 
     private FixedFormat(int recordLength, List<FixedField> fields, String separator, Charset charset) {
         this.recordLength = recordLength;
@@ -57,8 +61,11 @@ public final class FixedFormat implements RecordFormat {
         this.separatorText = separator;
         this.separator = separator.getBytes(charset);
         this.charset = charset;
+        this.asciiCompatible = charset.equals(StandardCharsets.UTF_8) || charset.equals(StandardCharsets.US_ASCII)
+                || charset.equals(StandardCharsets.ISO_8859_1);
         this.byName = new HashMap<>();
         this.dates = new DateTimeFormatter[fields.size()];
+        this.pads = new byte[fields.size()];
         if (recordLength < 1) {
             throw new IllegalArgumentException("A fixed-length model's record length must be at least 1, was "
                     + recordLength + ".");
@@ -84,6 +91,8 @@ public final class FixedFormat implements RecordFormat {
         }
         for (int i = 0; i < this.fields.size(); i++) {
             FixedField f = this.fields.get(i);
+            byte[] pad = String.valueOf(f.padding()).getBytes(charset);
+            pads[i] = pad.length == 1 ? pad[0] : (byte) ' ';
             if (f.type() == FixedField.Type.DATE) {
                 try {
                     dates[i] = DateTimeFormatter.ofPattern(f.pattern(), Locale.ROOT);
@@ -274,7 +283,93 @@ public final class FixedFormat implements RecordFormat {
         return -1;
     }
 
+    /**
+     * The value of field {@code f} of the record at {@code position}. A string, a whole number and a decimal are read
+     * from the bytes when the character set writes ASCII as ASCII, its padding stripped there: one string made, or
+     * none for a whole number, rather than the field's text and then its stripped copy.
+     */
     private JsonNode read(FixedField f, DateTimeFormatter date, byte[] body, int position, int record) {
+        if (!asciiCompatible || f.padding() >= 0x80 || f.type() == FixedField.Type.DATE) {
+            return readText(f, date, body, position, record);
+        }
+        int start = position + f.offset();
+        int end = start + f.length();
+        if (f.type() == FixedField.Type.STRING || f.padding() != '0') {
+            byte pad = (byte) f.padding();
+            if (f.justify() == FixedField.Justify.LEFT) {
+                while (end > start && body[end - 1] == pad) {
+                    end--;
+                }
+            } else {
+                while (start < end && body[start] == pad) {
+                    start++;
+                }
+            }
+        }
+        JsonNodeFactory nodes = JsonNodeFactory.instance;
+        if (f.type() == FixedField.Type.STRING) {
+            return nodes.textNode(new String(body, start, end - start, charset));
+        }
+        while (start < end && asciiWhitespace(body[start])) {
+            start++;
+        }
+        while (end > start && asciiWhitespace(body[end - 1])) {
+            end--;
+        }
+        if (start == end) {
+            return nodes.nullNode();
+        }
+        if (f.type() == FixedField.Type.INT) {
+            int at = start;
+            boolean negative = body[at] == '-';
+            if (negative || body[at] == '+') {
+                at++;
+            }
+            int digits = end - at;
+            if (digits >= 1 && digits <= 18) {
+                long value = 0;
+                for (; at < end && body[at] >= '0' && body[at] <= '9'; at++) {
+                    value = value * 10 + (body[at] - '0');
+                }
+                if (at == end) {
+                    return nodes.numberNode(negative ? -value : value);
+                }
+            }
+        } else if (ascii(body, start, end)) {
+            try {
+                return nodes.numberNode(new BigDecimal(new String(body, start, end - start, charset)));
+            } catch (NumberFormatException e) {
+                // refused below, as the text says
+            }
+        }
+        return readText(f, date, body, position, record); // anything else as before: its value or its refusal
+    }
+
+    /** A byte that {@link String#strip()} strips (ASCII whitespace). */
+    private static boolean asciiWhitespace(byte b) {
+        return b >= 0 && Character.isWhitespace(b);
+    }
+
+    private static boolean ascii(String text) {
+        for (int i = 0, n = text.length(); i < n; i++) {
+            if (text.charAt(i) >= 0x80) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    private static boolean ascii(byte[] body, int start, int end) {
+        for (int i = start; i < end; i++) {
+            if (body[i] < 0) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    /** The field's value from its text, as {@link #read} reads the fields it leaves to this. */
+    private JsonNode readText(FixedField f, DateTimeFormatter date, byte[] body, int position, int record) {
         String raw = new String(body, position + f.offset(), f.length(), charset);
         String text = raw;
         if (f.type() == FixedField.Type.STRING || f.padding() != '0') {
@@ -336,7 +431,7 @@ public final class FixedFormat implements RecordFormat {
             }
             for (int i = 0; i < fields.size(); i++) {
                 FixedField f = fields.get(i);
-                write(f, dates[i], values.get(f.name()), out, position, record + 1);
+                write(f, dates[i], pads[i], values.get(f.name()), out, position, record + 1);
             }
             if (separator.length > 0 && record < records.size() - 1) {
                 System.arraycopy(separator, 0, out, position + recordLength, separator.length);
@@ -346,8 +441,8 @@ public final class FixedFormat implements RecordFormat {
         return out;
     }
 
-    private void write(FixedField f, DateTimeFormatter date, JsonNode value, byte[] out, int position, int record) {
-        byte[] pad = String.valueOf(f.padding()).getBytes(charset);
+    private void write(FixedField f, DateTimeFormatter date, byte pad, JsonNode value, byte[] out, int position,
+                       int record) {
         boolean absent = value == null || value.isNull() || value.isMissingNode()
                 || f.type() != FixedField.Type.STRING && value.isTextual() && value.asText().isBlank();
         if (absent && f.type() != FixedField.Type.STRING) {
@@ -373,19 +468,25 @@ public final class FixedFormat implements RecordFormat {
                     + ".", e);
         }
         boolean signed = text.startsWith("-") && f.padding() == '0' && f.justify() == FixedField.Justify.RIGHT;
-        byte[] bytes = text.getBytes(charset);
-        if (bytes.length > f.length()) {
-            throw new RecordFormatException(where(record, f) + ": the value '" + text + "' is " + bytes.length
+        // ASCII text in a character set that writes it as ASCII goes straight in: no array of its bytes first
+        byte[] bytes = asciiCompatible && ascii(text) ? null : text.getBytes(charset);
+        int length = bytes == null ? text.length() : bytes.length;
+        if (length > f.length()) {
+            throw new RecordFormatException(where(record, f) + ": the value '" + text + "' is " + length
                     + " bytes, longer than the field.");
         }
-        int free = f.length() - bytes.length;
+        int free = f.length() - length;
         int start = position + f.offset();
         int valueAt = f.justify() == FixedField.Justify.LEFT ? start : start + free;
-        int padAt = f.justify() == FixedField.Justify.LEFT ? start + bytes.length : start;
-        for (int i = 0; i < free; i++) {
-            out[padAt + i] = pad.length == 1 ? pad[0] : (byte) ' ';
+        int padAt = f.justify() == FixedField.Justify.LEFT ? start + length : start;
+        Arrays.fill(out, padAt, padAt + free, pad);
+        if (bytes == null) {
+            for (int i = 0; i < length; i++) {
+                out[valueAt + i] = (byte) text.charAt(i);
+            }
+        } else {
+            System.arraycopy(bytes, 0, out, valueAt, length);
         }
-        System.arraycopy(bytes, 0, out, valueAt, bytes.length);
         if (signed && free > 0) {
             out[start] = '-'; // -00012, not 000-12
             out[valueAt] = '0';

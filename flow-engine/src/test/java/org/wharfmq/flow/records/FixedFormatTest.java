@@ -29,6 +29,12 @@ class FixedFormatTest {
         return text.getBytes(StandardCharsets.UTF_8);
     }
 
+    /** {@code text} with spaces on its right (or left) to make {@code length} bytes of UTF-8. */
+    private static String padded(String text, int length, boolean left) {
+        String spaces = " ".repeat(length - bytes(text).length);
+        return left ? spaces + text : text + spaces;
+    }
+
     @Test
     void repeatingRecordsParseIntoTypedValuesAndWriteBackByteForByte() {
         String body = "Ann       000003012.5020261201" + "Bob Smith -00012000.0520260101";
@@ -53,6 +59,45 @@ class FixedFormatTest {
         assertEquals("AB", records.get(0).get("code").asText());
         assertEquals(42, records.get(0).get("n").asInt());
         assertEquals("**AB  42", new String(format.write(records), StandardCharsets.UTF_8));
+    }
+
+    @Test
+    void numbersAndPaddedTextReadAsTheirTextSays() {
+        // the fields read from the bytes and those read from their text give what the text says
+        FixedFormat format = FixedFormat.builder(48)
+                .string("s", 0, 8)
+                .field(FixedField.of("r", 8, 8, FixedField.Type.STRING).justify(FixedField.Justify.RIGHT))
+                .integer("i", 16, 20)
+                .decimal("d", 36, 12, -1)
+                .build();
+        // raw text of s, r, i, d (each padded with spaces on the right, r on the left, to its bytes), then the values
+        String[][] cases = {
+                {"a b", "x  y", "+0000000000000000005", "  1e3", "a b", "x  y", "5", "1E+3"},
+                {"\u00e9t\u00e9", "\u20ac", "  -42", "-000012.500", "\u00e9t\u00e9", "\u20ac", "-42", "-12.500"},
+                {"", "", "9223372036854775807", "\t1.5\t", "", "", "9223372036854775807", "1.5"},
+                {"x", "y", " \u0664\u0662", "\u0661.5", "x", "y", "42", "1.5"},
+        };
+        for (String[] c : cases) {
+            byte[] body = bytes(padded(c[0], 8, false) + padded(c[1], 8, true) + padded(c[2], 20, false)
+                    + padded(c[3], 12, false));
+            ArrayNode records = format.parse(body);
+            assertEquals(c[4], records.get(0).get("s").asText(), c[0]);
+            assertEquals(c[5], records.get(0).get("r").asText(), c[1]);
+            assertEquals(Long.parseLong(c[6]), records.get(0).get("i").longValue(), c[2]);
+            assertTrue(records.get(0).get("i").isLong(), c[2]);
+            assertEquals(new BigDecimal(c[7]), records.get(0).get("d").decimalValue(), c[3]);
+        }
+        RecordFormatException tooLarge = assertThrows(RecordFormatException.class,
+                () -> format.parse(bytes("        " + "        " + "9223372036854775808 " + "1           ")));
+        assertEquals("Fixed-length record 1, field 'i' (offset 16, length 20): '9223372036854775808 ' is not a whole "
+                + "number.", tooLarge.getMessage());
+        RecordFormatException signs = assertThrows(RecordFormatException.class,
+                () -> format.parse(bytes("        " + "        " + "--1                 " + "1           ")));
+        assertTrue(signs.getMessage().endsWith("'--1                 ' is not a whole number."), signs.getMessage());
+        RecordFormatException decimal = assertThrows(RecordFormatException.class,
+                () -> format.parse(bytes("        " + "        " + "1                   " + "1.2.3       ")));
+        assertEquals("Fixed-length record 1, field 'd' (offset 36, length 12): '1.2.3       ' is not a decimal "
+                + "number.", decimal.getMessage());
     }
 
     @Test

@@ -306,10 +306,7 @@ public enum BenchmarkFlow {
      *                     ({@link #plainLoop(boolean)})
      */
     public Ceiling ceiling(byte[] body, long warmupMillis, long runMillis, boolean persistent) {
-        if (work == null) {
-            throw new IllegalStateException(id() + " has no work of its own to time without messaging");
-        }
-        return time(work.apply(persistent), body, warmupMillis, runMillis);
+        return time(plainLoopWork(persistent), body, warmupMillis, runMillis);
     }
 
     /**
@@ -321,6 +318,18 @@ public enum BenchmarkFlow {
             throw new IllegalStateException(id() + " has no JMS application loop");
         }
         return time(jmsApplication.apply(persistent), body, warmupMillis, runMillis);
+    }
+
+    /**
+     * The plain loop's work on one body, as {@link #ceiling} times it (a number that keeps the result alive), for a
+     * benchmark of that work alone ({@code TreeWriteBenchmark}, {@code RecordsBenchmark}). Close it after use when it
+     * is {@link AutoCloseable} (a database of its own).
+     */
+    public ToIntFunction<byte[]> plainLoopWork(boolean persistent) {
+        if (work == null) {
+            throw new IllegalStateException(id() + " has no work of its own to time without messaging");
+        }
+        return work.apply(persistent);
     }
 
     private Ceiling time(ToIntFunction<byte[]> ceilingWork, byte[] body, long warmupMillis, long runMillis) {
