@@ -22,6 +22,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 
@@ -66,11 +67,14 @@ public final class RunningFlow implements AutoCloseable {
     private final CountDownLatch stopSignal = new CountDownLatch(1);
     private volatile boolean running = true;
     private volatile boolean trace = true;
+    /** Makes the flow's reader and instance threads ({@link #startThread}). */
+    private final ThreadFactory threads;
 
     private RunningFlow(FlowDefinition definition, Map<String, DataSource> dataSources,
                         Map<String, JmsProvider> jmsProviders, XaCoordination coordination, int instances,
-                        boolean timing) {
+                        boolean timing, ThreadFactory threads) {
         this.definition = definition;
+        this.threads = threads;
         this.dataSources = Map.copyOf(dataSources);
         this.jmsProviders = Map.copyOf(jmsProviders);
         this.coordination = coordination;
@@ -125,6 +129,19 @@ public final class RunningFlow implements AutoCloseable {
                                     Map<String, DataSource> dataSources, Map<String, JmsProvider> jmsProviders,
                                     HttpEndpoints http, XaCoordination coordination, int instances, boolean timing,
                                     ClassLoader loader) throws JMSException {
+        return start(definition, connectionFactory, dataSources, jmsProviders, http, coordination, instances, timing,
+                loader, Thread::new);
+    }
+
+    /**
+     * As {@link #start(FlowDefinition, ConnectionFactory, Map, Map, HttpEndpoints, XaCoordination, int, boolean,
+     * ClassLoader)}, its threads made by {@code threads} (named, made daemons and given {@code loader} here): the flow
+     * host's are Netty's, whose buffer allocations take a thread's own cache rather than the shared arenas' locks.
+     */
+    public static RunningFlow start(FlowDefinition definition, ConnectionFactory connectionFactory,
+                                    Map<String, DataSource> dataSources, Map<String, JmsProvider> jmsProviders,
+                                    HttpEndpoints http, XaCoordination coordination, int instances, boolean timing,
+                                    ClassLoader loader, ThreadFactory threads) throws JMSException {
         if (instances < 1) {
             throw new IllegalArgumentException("A flow needs at least 1 instance, was " + instances + ".");
         }
@@ -145,7 +162,8 @@ public final class RunningFlow implements AutoCloseable {
                         .replace("uses", "node '" + node.name() + "' uses"));
             }
         }
-        RunningFlow flow = new RunningFlow(definition, dataSources, jmsProviders, coordination, instances, timing);
+        RunningFlow flow = new RunningFlow(definition, dataSources, jmsProviders, coordination, instances, timing,
+                threads);
         flow.httpRequests = http.requests();
         flow.openFileWriters();
         int n = 0;
@@ -219,10 +237,16 @@ public final class RunningFlow implements AutoCloseable {
     }
 
     private void startReader(String threadName, InputReader reader, ClassLoader loader) {
-        Thread thread = new Thread(reader, threadName);
+        readers.add(reader);
+        startThread(reader, threadName, loader);
+    }
+
+    /** Starts a thread of the flow's (a daemon named {@code name}, {@code loader} its context class loader). */
+    void startThread(Runnable work, String name, ClassLoader loader) {
+        Thread thread = threads.newThread(work);
+        thread.setName(name);
         thread.setDaemon(true);
         thread.setContextClassLoader(loader);
-        readers.add(reader);
         thread.start();
     }
 

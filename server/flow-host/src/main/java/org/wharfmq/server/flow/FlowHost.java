@@ -1,5 +1,6 @@
 package org.wharfmq.server.flow;
 
+import io.netty.util.concurrent.FastThreadLocalThread;
 import org.wharfmq.flow.FlowDefinition;
 import org.wharfmq.flow.FlowFactory;
 import org.wharfmq.flow.Node;
@@ -391,7 +392,7 @@ public final class FlowHost implements ServerPlugin {
             boolean coordinated = coordinated(definition);
             dataSources.warm(dataSourceNames(definition), definition.name());
             running = RunningFlow.start(definition, connectionFactory, dataSourcesOf(coordinated), jmsProviders, http,
-                    coordinated ? coordination : null, instances, false, loader);
+                    coordinated ? coordination : null, instances, false, loader, FastThreadLocalThread::new);
         } catch (JMSException | RuntimeException e) {
             if (jar != null) {
                 jar.close();
