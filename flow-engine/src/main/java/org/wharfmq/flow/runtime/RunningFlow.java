@@ -22,7 +22,6 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutionException;
-import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 
@@ -67,14 +66,14 @@ public final class RunningFlow implements AutoCloseable {
     private final CountDownLatch stopSignal = new CountDownLatch(1);
     private volatile boolean running = true;
     private volatile boolean trace = true;
-    /** Makes the flow's reader and instance threads ({@link #startThread}). */
-    private final ThreadFactory threads;
+    /** Its threads ({@link #startThread}) and how its bodies cross the JMS API ({@link #bodies}). */
+    private final FlowHosting hosting;
 
     private RunningFlow(FlowDefinition definition, Map<String, DataSource> dataSources,
                         Map<String, JmsProvider> jmsProviders, XaCoordination coordination, int instances,
-                        boolean timing, ThreadFactory threads) {
+                        boolean timing, FlowHosting hosting) {
         this.definition = definition;
-        this.threads = threads;
+        this.hosting = hosting;
         this.dataSources = Map.copyOf(dataSources);
         this.jmsProviders = Map.copyOf(jmsProviders);
         this.coordination = coordination;
@@ -130,18 +129,19 @@ public final class RunningFlow implements AutoCloseable {
                                     HttpEndpoints http, XaCoordination coordination, int instances, boolean timing,
                                     ClassLoader loader) throws JMSException {
         return start(definition, connectionFactory, dataSources, jmsProviders, http, coordination, instances, timing,
-                loader, Thread::new);
+                loader, FlowHosting.PLAIN);
     }
 
     /**
      * As {@link #start(FlowDefinition, ConnectionFactory, Map, Map, HttpEndpoints, XaCoordination, int, boolean,
-     * ClassLoader)}, its threads made by {@code threads} (named, made daemons and given {@code loader} here): the flow
-     * host's are Netty's, whose buffer allocations take a thread's own cache rather than the shared arenas' locks.
+     * ClassLoader)}, on {@code hosting}'s threads and with its way of reading and writing bodies on
+     * {@code connectionFactory}'s messages: the flow host's threads are Netty's, whose buffers come from a cache of the
+     * thread's own rather than the shared arenas under their locks, and its bodies are handed over, not copied.
      */
     public static RunningFlow start(FlowDefinition definition, ConnectionFactory connectionFactory,
                                     Map<String, DataSource> dataSources, Map<String, JmsProvider> jmsProviders,
                                     HttpEndpoints http, XaCoordination coordination, int instances, boolean timing,
-                                    ClassLoader loader, ThreadFactory threads) throws JMSException {
+                                    ClassLoader loader, FlowHosting hosting) throws JMSException {
         if (instances < 1) {
             throw new IllegalArgumentException("A flow needs at least 1 instance, was " + instances + ".");
         }
@@ -163,7 +163,7 @@ public final class RunningFlow implements AutoCloseable {
             }
         }
         RunningFlow flow = new RunningFlow(definition, dataSources, jmsProviders, coordination, instances, timing,
-                threads);
+                hosting);
         flow.httpRequests = http.requests();
         flow.openFileWriters();
         int n = 0;
@@ -226,6 +226,11 @@ public final class RunningFlow implements AutoCloseable {
         return flow;
     }
 
+    /** How the bodies of the messages it takes from and sends to the host's provider cross the JMS API. */
+    JmsBodies bodies() {
+        return hosting.bodies();
+    }
+
     /** The server's HTTP requests that wait for a reply from any flow. */
     HttpRequests httpRequests() {
         return httpRequests;
@@ -243,7 +248,7 @@ public final class RunningFlow implements AutoCloseable {
 
     /** Starts a thread of the flow's (a daemon named {@code name}, {@code loader} its context class loader). */
     void startThread(Runnable work, String name, ClassLoader loader) {
-        Thread thread = threads.newThread(work);
+        Thread thread = hosting.threads().newThread(work);
         thread.setName(name);
         thread.setDaemon(true);
         thread.setContextClassLoader(loader);
