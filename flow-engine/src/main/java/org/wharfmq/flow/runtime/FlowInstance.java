@@ -129,7 +129,7 @@ final class FlowInstance extends InputReader {
         int deliveryCount = JmsMessages.deliveryCount(message);
         MessageAssembly assembly;
         try {
-            FlowMessage read = JmsMessages.read(message, input.domain());
+            FlowMessage read = JmsMessages.read(message, input.domain(), flow.bodies());
             if (input.opaqueElements() != null) {
                 read.parseOpaquely(input.opaqueElements());
             }

@@ -61,11 +61,8 @@ final class HttpInput {
     void start(int count, ConnectionFactory connectionFactory, ClassLoader loader) {
         for (int i = 1; i <= count; i++) {
             Instance instance = new Instance(connectionFactory);
-            Thread thread = new Thread(instance, "wharf-flow-" + flow.name() + "-" + node.name() + "-" + i);
-            thread.setDaemon(true);
-            thread.setContextClassLoader(loader);
             instances.add(instance);
-            thread.start();
+            flow.startThread(instance, "wharf-flow-" + flow.name() + "-" + node.name() + "-" + i, loader);
         }
     }
 

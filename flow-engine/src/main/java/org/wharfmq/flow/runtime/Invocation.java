@@ -452,7 +452,7 @@ final class Invocation implements FlowContext {
         boolean inTransaction = mode == TransactionMode.YES || (mode == TransactionMode.AUTOMATIC && transactional);
         Session session = inTransaction ? transacted : plain;
         FlowMessage message = assembly.message();
-        Message jms = JmsMessages.write(session, message);
+        Message jms = JmsMessages.write(session, message, flow.bodies());
         if (inTransaction) {
             transactedWork = true;
         }

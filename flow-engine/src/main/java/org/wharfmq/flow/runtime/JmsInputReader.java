@@ -97,7 +97,7 @@ final class JmsInputReader extends InputReader {
         int deliveryCount = JmsMessages.deliveryCount(message);
         MessageAssembly assembly;
         try {
-            FlowMessage read = JmsMessages.read(message, input.domain());
+            FlowMessage read = JmsMessages.read(message, input.domain(), JmsBodies.COPYING);
             read.headers().set(FlowMessage.JMS_REPLY_TO, null); // the provider's destination means nothing to Wharf
             assembly = MessageAssembly.of(read, Folder.empty("Environment"));
         } catch (JMSException | RuntimeException e) {

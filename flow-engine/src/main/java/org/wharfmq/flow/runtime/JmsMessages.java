@@ -19,15 +19,13 @@ final class JmsMessages {
     private JmsMessages() {
     }
 
-    /** The flow's view of a received message; the body is kept as it arrived. */
-    static FlowMessage read(Message message, Domain domain) throws JMSException {
+    /** The flow's view of a received message; the body is kept as it arrived, taken from it as {@code bodies} say. */
+    static FlowMessage read(Message message, Domain domain, JmsBodies bodies) throws JMSException {
         FlowMessage flowMessage;
         if (message instanceof TextMessage text) {
             flowMessage = FlowMessage.ofText(domain, text.getText());
         } else if (message instanceof BytesMessage bytes) {
-            byte[] body = new byte[(int) bytes.getBodyLength()];
-            bytes.readBytes(body);
-            flowMessage = FlowMessage.ofBytes(domain, body);
+            flowMessage = FlowMessage.ofBytes(domain, bodies.read(bytes));
         } else {
             throw new JMSException("Flows read TextMessages and BytesMessages only; got " + message.getClass().getSimpleName() + ".");
         }
@@ -60,22 +58,26 @@ final class JmsMessages {
         return message.propertyExists("JMSXDeliveryCount") ? message.getIntProperty("JMSXDeliveryCount") : 1;
     }
 
-    /** A JMS message with the flow message's body, correlation id, type, reply-to and user properties. */
-    static Message write(Session session, FlowMessage flowMessage) throws JMSException {
-        return write(session, flowMessage, true);
+    /**
+     * A JMS message with the flow message's body (put in as {@code bodies} say), correlation id, type, reply-to and
+     * user properties.
+     */
+    static Message write(Session session, FlowMessage flowMessage, JmsBodies bodies) throws JMSException {
+        return write(session, flowMessage, true, bodies);
     }
 
     /**
-     * As {@link #write(Session, FlowMessage)}, with or without the reply-to: a destination of one provider means
-     * nothing to another, so a message for another provider goes without it.
+     * As {@link #write(Session, FlowMessage, JmsBodies)}, with or without the reply-to: a destination of one provider
+     * means nothing to another, so a message for another provider goes without it.
      */
-    static Message write(Session session, FlowMessage flowMessage, boolean withReplyTo) throws JMSException {
+    static Message write(Session session, FlowMessage flowMessage, boolean withReplyTo, JmsBodies bodies)
+            throws JMSException {
         Message message;
         if (flowMessage.isTextBody()) {
             message = session.createTextMessage(flowMessage.bodyText());
         } else {
             BytesMessage bytes = session.createBytesMessage();
-            bytes.writeBytes(flowMessage.bodyBytes());
+            bodies.write(bytes, flowMessage.bodyBytes());
             message = bytes;
         }
         Folder headers = flowMessage.headers();

@@ -136,7 +136,7 @@ final class ProviderLink implements AutoCloseable {
     /** Sends a flow message (without its reply-to, a destination of another provider) in the transaction or at once. */
     void send(String destination, FlowMessage message, boolean inTransaction) throws JMSException {
         Session session = inTransaction ? transacted : plain;
-        Message jms = JmsMessages.write(session, message, false);
+        Message jms = JmsMessages.write(session, message, false, JmsBodies.COPYING);
         if (inTransaction) {
             transactedWork = true;
         }

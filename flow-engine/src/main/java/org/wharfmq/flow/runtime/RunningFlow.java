@@ -66,11 +66,14 @@ public final class RunningFlow implements AutoCloseable {
     private final CountDownLatch stopSignal = new CountDownLatch(1);
     private volatile boolean running = true;
     private volatile boolean trace = true;
+    /** Its threads ({@link #startThread}) and how its bodies cross the JMS API ({@link #bodies}). */
+    private final FlowHosting hosting;
 
     private RunningFlow(FlowDefinition definition, Map<String, DataSource> dataSources,
                         Map<String, JmsProvider> jmsProviders, XaCoordination coordination, int instances,
-                        boolean timing) {
+                        boolean timing, FlowHosting hosting) {
         this.definition = definition;
+        this.hosting = hosting;
         this.dataSources = Map.copyOf(dataSources);
         this.jmsProviders = Map.copyOf(jmsProviders);
         this.coordination = coordination;
@@ -125,6 +128,20 @@ public final class RunningFlow implements AutoCloseable {
                                     Map<String, DataSource> dataSources, Map<String, JmsProvider> jmsProviders,
                                     HttpEndpoints http, XaCoordination coordination, int instances, boolean timing,
                                     ClassLoader loader) throws JMSException {
+        return start(definition, connectionFactory, dataSources, jmsProviders, http, coordination, instances, timing,
+                loader, FlowHosting.PLAIN);
+    }
+
+    /**
+     * As {@link #start(FlowDefinition, ConnectionFactory, Map, Map, HttpEndpoints, XaCoordination, int, boolean,
+     * ClassLoader)}, on {@code hosting}'s threads and with its way of reading and writing bodies on
+     * {@code connectionFactory}'s messages: the flow host's threads are Netty's, whose buffers come from a cache of the
+     * thread's own rather than the shared arenas under their locks, and its bodies are handed over, not copied.
+     */
+    public static RunningFlow start(FlowDefinition definition, ConnectionFactory connectionFactory,
+                                    Map<String, DataSource> dataSources, Map<String, JmsProvider> jmsProviders,
+                                    HttpEndpoints http, XaCoordination coordination, int instances, boolean timing,
+                                    ClassLoader loader, FlowHosting hosting) throws JMSException {
         if (instances < 1) {
             throw new IllegalArgumentException("A flow needs at least 1 instance, was " + instances + ".");
         }
@@ -145,7 +162,8 @@ public final class RunningFlow implements AutoCloseable {
                         .replace("uses", "node '" + node.name() + "' uses"));
             }
         }
-        RunningFlow flow = new RunningFlow(definition, dataSources, jmsProviders, coordination, instances, timing);
+        RunningFlow flow = new RunningFlow(definition, dataSources, jmsProviders, coordination, instances, timing,
+                hosting);
         flow.httpRequests = http.requests();
         flow.openFileWriters();
         int n = 0;
@@ -208,6 +226,11 @@ public final class RunningFlow implements AutoCloseable {
         return flow;
     }
 
+    /** How the bodies of the messages it takes from and sends to the host's provider cross the JMS API. */
+    JmsBodies bodies() {
+        return hosting.bodies();
+    }
+
     /** The server's HTTP requests that wait for a reply from any flow. */
     HttpRequests httpRequests() {
         return httpRequests;
@@ -219,10 +242,16 @@ public final class RunningFlow implements AutoCloseable {
     }
 
     private void startReader(String threadName, InputReader reader, ClassLoader loader) {
-        Thread thread = new Thread(reader, threadName);
+        readers.add(reader);
+        startThread(reader, threadName, loader);
+    }
+
+    /** Starts a thread of the flow's (a daemon named {@code name}, {@code loader} its context class loader). */
+    void startThread(Runnable work, String name, ClassLoader loader) {
+        Thread thread = hosting.threads().newThread(work);
+        thread.setName(name);
         thread.setDaemon(true);
         thread.setContextClassLoader(loader);
-        readers.add(reader);
         thread.start();
     }
 

@@ -10,6 +10,7 @@ import javax.jms.JMSException;
 import javax.jms.MessageEOFException;
 import javax.jms.MessageFormatException;
 import javax.jms.MessageNotReadableException;
+import javax.jms.MessageNotWriteableException;
 import java.io.ByteArrayInputStream;
 import java.io.DataInputStream;
 import java.io.IOException;
@@ -103,6 +104,37 @@ public final class WharfBytesMessage extends WharfMessage implements BytesMessag
             in.getBytes(at, data);
         }
         in.skipBytes(length);
+    }
+
+    /**
+     * The body of a received message as one array, for code inside the server that passes it on unchanged (a message
+     * flow): the message's own array when the body fills it, not a copy, so the caller must not change it; a copy
+     * otherwise (a large body read where it lies in its frame's array).
+     *
+     * @throws MessageNotReadableException when the body is write-only
+     */
+    public byte[] bodyArray() throws MessageNotReadableException {
+        checkReadable();
+        return start == 0 && length == data.length ? data : Arrays.copyOfRange(data, start, start + length);
+    }
+
+    /**
+     * Makes {@code body} itself, not a copy, the body of this new, empty message: for code inside the server that
+     * sends on an array nothing changes (a message flow's unchanged body). The caller must not change the array
+     * afterwards; a later write grows the body into a new array, so this one is never written.
+     *
+     * @throws MessageNotWriteableException when the body is read-only
+     * @throws IllegalStateException        when the body is not empty
+     */
+    public void writeBodyArray(byte[] body) throws MessageNotWriteableException {
+        checkBodyWritable();
+        if (length != 0) {
+            throw new IllegalStateException("writeBodyArray sets the whole body of an empty message; this one has "
+                    + length + " bytes already");
+        }
+        data = body;
+        start = 0;
+        length = body.length;
     }
 
     @Override

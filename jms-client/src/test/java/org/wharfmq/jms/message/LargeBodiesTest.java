@@ -115,7 +115,8 @@ class LargeBodiesTest {
         assertThrows(IndexOutOfBoundsException.class, () -> new WharfBytesMessage().writeBytes(callers, 1, BODY));
     }
 
-    private static ByteBuf encoded(byte[] body) throws JMSException {
+    /** {@code body} as a delivered message with one property (also for {@link BodyArrayTest}). */
+    static ByteBuf encoded(byte[] body) throws JMSException {
         WharfBytesMessage m = new WharfBytesMessage();
         m.setStringProperty("p", "v");
         m.writeBytes(body);

@@ -1,9 +1,11 @@
 package org.wharfmq.server.flow;
 
+import io.netty.util.concurrent.FastThreadLocalThread;
 import org.wharfmq.flow.FlowDefinition;
 import org.wharfmq.flow.FlowFactory;
 import org.wharfmq.flow.Node;
 import org.wharfmq.flow.node.SqlNode;
+import org.wharfmq.flow.runtime.FlowHosting;
 import org.wharfmq.flow.runtime.FlowJar;
 import org.wharfmq.flow.runtime.HttpEndpoints;
 import org.wharfmq.flow.runtime.JmsProvider;
@@ -60,6 +62,11 @@ import java.util.TreeSet;
 public final class FlowHost implements ServerPlugin {
 
     private static final System.Logger LOG = System.getLogger(FlowHost.class.getName());
+    /**
+     * The flows' instance threads are Netty's, whose buffers (each send's) come from a cache of the thread's own, not
+     * from the shared arenas under their locks; their bodies pass to and from the in-VM connections' messages uncopied.
+     */
+    private static final FlowHosting HOSTING = new FlowHosting(FastThreadLocalThread::new, WharfBodies.INSTANCE);
 
     private final FlowHostSettings settings;
     private final FileDirectories fileDirectories;
@@ -391,7 +398,7 @@ public final class FlowHost implements ServerPlugin {
             boolean coordinated = coordinated(definition);
             dataSources.warm(dataSourceNames(definition), definition.name());
             running = RunningFlow.start(definition, connectionFactory, dataSourcesOf(coordinated), jmsProviders, http,
-                    coordinated ? coordination : null, instances, false, loader);
+                    coordinated ? coordination : null, instances, false, loader, HOSTING);
         } catch (JMSException | RuntimeException e) {
             if (jar != null) {
                 jar.close();

@@ -1,9 +1,15 @@
 package org.wharfmq.server.flow;
 
+import io.netty.util.concurrent.FastThreadLocalThread;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.wharfmq.flow.FlowDefinition;
+import org.wharfmq.flow.JavaComputeNode;
+import org.wharfmq.flow.MessageAssembly;
+import org.wharfmq.flow.node.InputNode;
+import org.wharfmq.flow.node.OutputNode;
 import org.wharfmq.jms.WharfConnectionFactory;
 import org.wharfmq.server.TestServer;
 import org.wharfmq.server.WharfServer;
@@ -155,6 +161,41 @@ class FlowHostTest {
             assertEquals("v2", client.receive("OUT.B").getStringProperty("greeting"));
         }
         assertEquals(2, flowHost.flows().size());
+    }
+
+    /**
+     * The flow host's instance threads are Netty's own kind: the buffers their sends are encoded into come from the
+     * thread's cache of the pooled allocator, where a plain thread has none and takes every buffer from the shared
+     * arenas under their locks (issue 36, the flow's trip).
+     */
+    @Test
+    void instanceThreadsAreNettyThreadsWithTheirOwnBufferCache() throws Exception {
+        start(FlowHostSettings.defaults());
+        flowHost.deploy(() -> FlowDefinition.builder("THREADS")
+                .node("in", InputNode.queue("IN.THREADS"))
+                .node("mark", new MarkThread())
+                .node("out", OutputNode.queue("OUT.THREADS"))
+                .wire("in", "out", "mark")
+                .wire("mark", "out", "out")
+                .build(), 1);
+        try (Client client = new Client(server.vmUrl())) {
+            client.send("IN.THREADS", "which thread?", 0);
+            Message out = client.receive("OUT.THREADS");
+            assertEquals(FastThreadLocalThread.class.getName(), out.getStringProperty("threadClass"));
+            assertTrue(out.getStringProperty("threadName").startsWith("wharf-flow-THREADS-1"),
+                    out.getStringProperty("threadName"));
+        }
+    }
+
+    /** Says which thread ran it: its class and name, as user properties. */
+    private static final class MarkThread extends JavaComputeNode {
+        @Override
+        public void evaluate(MessageAssembly assembly) throws Exception {
+            MessageAssembly out = assembly.copy();
+            out.message().setUserProperty("threadClass", Thread.currentThread().getClass().getName());
+            out.message().setUserProperty("threadName", Thread.currentThread().getName());
+            propagate("out", out);
+        }
     }
 
     @Test
