@@ -1,6 +1,7 @@
 package org.wharfmq.perf.workload;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
+import org.wharfmq.perf.driver.Driver;
 import org.wharfmq.perf.driver.DriverResult;
 import org.wharfmq.perf.driver.LatencyHistograms;
 import org.wharfmq.perf.driver.LatencySummary;
@@ -14,6 +15,9 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.function.Consumer;
 
@@ -225,7 +229,7 @@ public final class WorkloadRunner {
                 Launched l = launcher.launch(spec.id(), spec.args(backgroundProvider));
                 started.add(l);
                 background.add(l);
-                l.awaitLine(org.wharfmq.perf.driver.Driver.READY_LINE, START_TIMEOUT);
+                awaitReady(l, target, START_TIMEOUT);
             }
             CpuSampler cpu = null;
             try {
@@ -242,8 +246,9 @@ public final class WorkloadRunner {
                 for (Launched l : measured) { // the run's clock starts once its clients have connected
                     awaitConnected(l, connectTimeout(clients));
                 }
-                for (Launched l : measured) {
-                    l.awaitExit(runTimeout);
+                StepResult endedEarly = awaitMeasured(measured, background, runTimeout, target, size, clients, responders, plan);
+                if (endedEarly != null) {
+                    return endedEarly;
                 }
                 for (String id : plan.hostedMeasuredIds()) {
                     server.awaitLine(ServerMain.DRIVER_DONE_PREFIX + " id=" + id, runTimeout);
@@ -305,10 +310,93 @@ public final class WorkloadRunner {
         return START_TIMEOUT.multipliedBy(1 + clients / CLIENTS_PER_START_TIMEOUT);
     }
 
+    /**
+     * Waits for a background driver's ready line (responders, consumers, subscribers). A subscriber holding PS-T's
+     * dummy subscriptions is waited for as long as the server goes on confirming them ({@link Driver#DUMMIES_LINE}):
+     * ten thousand took a peer minutes under load. When {@code stall} passes with none more confirmed, or the driver
+     * ends, the step fails naming the count the server confirmed.
+     */
+    static void awaitReady(Launched l, Target target, Duration stall) throws TimeoutException, InterruptedException {
+        String progress = null;
+        while (true) {
+            try {
+                l.awaitLine(Driver.READY_LINE, stall);
+                return;
+            } catch (TimeoutException e) {
+                String now = l.latestLine(Driver.DUMMIES_LINE);
+                if (now == null) {
+                    throw e;
+                }
+                if (now.equals(progress)) {
+                    throw new TimeoutException(String.format(java.util.Locale.ROOT, "%s could not be made ready: it "
+                                    + "confirmed %,d of the %,d dummy subscriptions, then none more within %d s (%s)",
+                            target.displayName(), Long.parseLong(field(now, "confirmed")), Long.parseLong(field(now, "of")),
+                            stall.toSeconds(), e.getMessage()));
+                }
+                progress = now;
+            }
+        }
+    }
+
+    /**
+     * Waits for the measured drivers to end. The background drivers run until they are stopped, so one that ends
+     * first has failed (ActiveMQ Classic's transacted responders, their commits refused at 100 MB, left the requesters
+     * waiting for replies until the runner's timeout): then the step ends at once with that driver's reason, and the
+     * other servers' steps go on.
+     *
+     * @return the failed (or unavailable) step when a background driver ended first, else null
+     * @throws TimeoutException when a measured driver is still running after {@code timeout}
+     */
+    private StepResult awaitMeasured(List<Launched> measured, List<Launched> background, Duration timeout, Target target,
+                                     int size, int clients, int responders, DriverPlan plan)
+            throws TimeoutException, InterruptedException, IOException {
+        CompletableFuture<Void> measuredEnded = CompletableFuture.allOf(measured.stream().map(Launched::onExit)
+                .toArray(CompletableFuture[]::new));
+        List<CompletableFuture<Integer>> backgroundEnded = background.stream().map(Launched::onExit).toList();
+        List<CompletableFuture<?>> either = new ArrayList<>(backgroundEnded);
+        either.add(measuredEnded);
+        try {
+            CompletableFuture.anyOf(either.toArray(CompletableFuture[]::new)).get(timeout.toMillis(), TimeUnit.MILLISECONDS);
+        } catch (TimeoutException | ExecutionException e) {
+            // none ended in time (the measured drivers are asked below which hung), or one ended on an error
+        }
+        for (int i = 0; i < background.size() && !measuredEnded.isDone(); i++) {
+            if (backgroundEnded.get(i).isDone()) {
+                return endedEarly(background.get(i), plan.clientBackground().get(i), target, size, clients, responders);
+            }
+        }
+        for (Launched l : measured) {
+            try {
+                l.awaitExit(Duration.ZERO);
+            } catch (TimeoutException e) {
+                throw new TimeoutException("the step did not end within " + timeout.toSeconds() + " s (its warm-up, its "
+                        + "measured period, one timeout and two minutes): " + e.getMessage());
+            }
+        }
+        return null;
+    }
+
+    /** The step a background driver failed by ending during the run: its own result says why, else its last line. */
+    private StepResult endedEarly(Launched l, DriverPlan.Spec spec, Target target, int size, int clients, int responders)
+            throws IOException {
+        String what = spec.id() + " ended during the run, before it was asked to stop";
+        if (!Files.exists(spec.json())) {
+            return failed(target, size, clients, responders, what + ", with no result (exit status "
+                    + l.onExit().getNow(-1) + "); its last line: " + l.latestLine(""));
+        }
+        DriverResult r = JSON.readValue(spec.json().toFile(), DriverResult.class);
+        if (r.unavailable() != null) {
+            return unavailable(target, size, clients, responders, r.unavailable());
+        }
+        List<String> problems = r.problems().isEmpty() ? List.of(what + " and reported no problem")
+                : r.problems().stream().map(p -> what + ": " + p).toList();
+        return failed(target, size, clients, responders, problems);
+    }
+
     /** Waits for a client JVM's ready line; one that ended without it is left to its result to explain. */
     private static void awaitConnected(Launched l, Duration timeout) throws TimeoutException, InterruptedException {
         try {
-            l.awaitLine(org.wharfmq.perf.driver.Driver.READY_LINE, timeout);
+            l.awaitLine(Driver.READY_LINE, timeout);
         } catch (TimeoutException notConnected) {
             try {
                 l.awaitExit(Duration.ZERO); // ended: its result, or the lack of one, says why
@@ -320,8 +408,12 @@ public final class WorkloadRunner {
 
     /** A step that ended without a measurement: its check failed, with {@code problem} saying why. */
     private StepResult failed(Target target, int size, int clients, int responders, String problem) {
+        return failed(target, size, clients, responders, List.of(problem));
+    }
+
+    private StepResult failed(Target target, int size, int clients, int responders, List<String> problems) {
         return new StepResult(settings.workload().id(), target.displayName(), size, clients, responders, 0, 0, Double.NaN,
-                Double.NaN, Double.NaN, Double.NaN, LatencySummary.NONE, false, null, List.of(problem));
+                Double.NaN, Double.NaN, Double.NaN, LatencySummary.NONE, false, null, problems);
     }
 
     private StepResult unavailable(Target target, int size, int clients, int responders, String why) {
