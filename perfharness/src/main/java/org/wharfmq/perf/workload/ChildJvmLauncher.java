@@ -80,10 +80,16 @@ public final class ChildJvmLauncher implements Launcher {
 
     @Override
     public Launched launch(String name, List<String> args) throws IOException {
+        return launch(name, args, List.of());
+    }
+
+    @Override
+    public Launched launch(String name, List<String> args, List<String> moreJvmOptions) throws IOException {
         List<String> command = new ArrayList<>();
         command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
         command.addAll(JvmFlags.forChildren());
         command.addAll(jvmOptions);
+        command.addAll(moreJvmOptions);
         command.add("-cp");
         command.add(classpath);
         command.add(PerfMain.class.getName());

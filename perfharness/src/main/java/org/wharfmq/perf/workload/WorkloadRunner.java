@@ -188,7 +188,12 @@ public final class WorkloadRunner {
                 if (otherProviderUrl != null) {
                     command.addAll(List.of("--jms-provider", otherProviderUrl));
                 }
-                Launched single = launcher.launch(target.name().toLowerCase() + "-server", command);
+                List<String> serverJvm = target.serverJvmOptions(settings.persistent(), size, settings.jvmOptions());
+                if (!serverJvm.isEmpty()) {
+                    progress.accept("  " + target.displayName() + "'s broker runs with " + String.join(" ", serverJvm)
+                            + " for " + Sizes.label(size) + " persistent messages (docs/benchmarks.md, \"Large messages\")");
+                }
+                Launched single = launcher.launch(target.name().toLowerCase() + "-server", command, serverJvm);
                 started.add(single);
                 servers.add(single);
                 String ready = single.awaitLine(ServerMain.READY_PREFIX,
