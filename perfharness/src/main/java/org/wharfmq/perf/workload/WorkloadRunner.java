@@ -152,6 +152,7 @@ public final class WorkloadRunner {
             String backgroundUrl = null;
             String user = null;
             String password = null;
+            int probed = 0;             // OW-5 on Wharf: the probes that crossed the channels before the step (ChannelProbe)
             String flowInput = null;    // F-HTTP: the URL the requesters send to; F-FILE: the folder the feeders write to
             Launched otherProvider = null;
             String otherProviderUrl = null;
@@ -181,6 +182,13 @@ public final class WorkloadRunner {
                 if (target == Target.WHARF) {
                     user = BenchmarkSecurity.USER;
                     password = pair.password();
+                }
+                if (target == Target.WHARF && w == Workload.OW_5) { // the channels running before the producers start
+                    List<String> probes = ChannelProbe.probes(plan.forwardQueues(), settings.channels());
+                    ChannelProbe.cross(tcpUrl, backgroundUrl, user, password, probes, START_TIMEOUT);
+                    probed = probes.size();
+                    progress.accept(String.format("  the channels from %s are running: a probe crossed each of the %d to %s",
+                            QueueManagerPair.QM1, probed, QueueManagerPair.QM2));
                 }
             } else if (tcpUrl == null) {
                 List<String> command = new ArrayList<>(target.serverCommand(plan.hostedDrivers(), settings.persistent(), w.flow(),
@@ -289,7 +297,7 @@ public final class WorkloadRunner {
                     otherProvider.stop();
                     otherProvider.awaitExit(EXIT_TIMEOUT);
                 }
-                return evaluate(target, size, clients, responders, plan, cpu, flowCounts, ps, channelCounts, memory);
+                return evaluate(target, size, clients, responders, plan, cpu, flowCounts, ps, channelCounts, probed, memory);
             } finally {
                 if (cpu != null) {
                     cpu.close();
@@ -440,10 +448,12 @@ public final class WorkloadRunner {
      * @param flowCounts F-*: the server's {@link ServerMain#FLOW_PREFIX} line, else null
      * @param ps         PS-*: the publish/subscribe layout, else null
      * @param channelCounts RR-5, RR-5b, OW-5 on Wharf: QM1's and QM2's {@link ServerMain#CHANNELS_PREFIX} lines, else empty
+     * @param probed     the probes that crossed QM1's channels before the step ({@link ChannelProbe})
      * @param memory     a Wharf server's {@link MemoryWatch#PREFIX} line, else null
      */
     private StepResult evaluate(Target target, int size, int clients, int responders, DriverPlan plan, CpuSampler cpu,
-                                String flowCounts, PubSubPlan ps, List<String> channelCounts, String memory) throws IOException {
+                                String flowCounts, PubSubPlan ps, List<String> channelCounts, int probed, String memory)
+            throws IOException {
         List<DriverResult> measured = new ArrayList<>();
         List<DriverResult> background = new ArrayList<>();
         for (DriverPlan.Spec spec : plan.allSpecs()) {
@@ -487,7 +497,7 @@ public final class WorkloadRunner {
             problems.addAll(MemoryWatch.check(memory, size));
         }
         if (!channelCounts.isEmpty()) {
-            problems.addAll(channelCheck(settings.workload(), channelCounts.get(0), channelCounts.get(1), measured));
+            problems.addAll(channelCheck(settings.workload(), channelCounts.get(0), channelCounts.get(1), measured, probed));
         }
         StepRates rates = rates(ps != null || settings.workload() == Workload.OW_5, measured, background);
         double median = rates.median();
@@ -617,19 +627,21 @@ public final class WorkloadRunner {
      * from QM1 to QM2 on a channel exactly once, and (RR-5, RR-5b) each came back as one reply on a channel from QM2:
      * a step whose clients met on one queue manager, or whose channels doubled or dropped messages, fails.
      *
-     * @param qm1 QM1's {@link ServerMain#CHANNELS_PREFIX} line, its senders' counts
-     * @param qm2 QM2's
+     * @param qm1    QM1's {@link ServerMain#CHANNELS_PREFIX} line, its senders' counts
+     * @param qm2    QM2's
+     * @param probed the probes the runner sent across QM1's channels before the step ({@link ChannelProbe})
      */
-    static List<String> channelCheck(Workload w, String qm1, String qm2, List<DriverResult> measured) {
+    static List<String> channelCheck(Workload w, String qm1, String qm2, List<DriverResult> measured, int probed) {
         List<String> problems = new ArrayList<>();
         long sent = measured.stream().mapToLong(DriverResult::operationsBegun).sum();
         long forward = channelTotal(qm1);
         long back = channelTotal(qm2);
-        if (forward != sent) {
+        if (forward != sent + probed) {
             problems.add("the channels from " + QueueManagerPair.QM1 + " carried " + forward + " messages for the " + sent
-                    + " " + (w.requestReply() ? "requests" : "messages") + " sent (" + qm1 + ")");
+                    + " " + (w.requestReply() ? "requests" : "messages") + " sent" + (probed == 0 ? "" : " and " + probed
+                    + " probes") + " (" + qm1 + ")");
         }
-        long replies = w.requestReply() ? forward : 0;
+        long replies = w.requestReply() ? forward - probed : 0;
         if (back != replies) {
             problems.add("the channels from " + QueueManagerPair.QM2 + " carried " + back + " messages for " + replies
                     + " replies (" + qm2 + ")");
