@@ -159,9 +159,10 @@ public final class ReportCommand {
             out.accept(String.format(Locale.ROOT, "%3d  %-14s about %-12s %s%s", ResultsPlan.number(row), row.id(), duration(estimate),
                     row.label(), row.peers() ? "" : " (Wharf only)"));
         }
-        out.accept(String.format(Locale.ROOT, "%d rows: about %s with %s beside Wharf, %d s of warm-up and %d s measured per run",
-                rows.size(), duration(total), o.peers.isEmpty() ? "no peer" : String.join(", ", o.peers.stream().map(Target::displayName).toList()),
-                o.warmup, o.runLength));
+        boolean anyPeer = !o.peers.isEmpty() && rows.stream().anyMatch(ResultsPlan.Row::peers);
+        out.accept(String.format(Locale.ROOT, "%d rows: about %s %s, %d s of warm-up and %d s measured per run",
+                rows.size(), duration(total), anyPeer ? "with " + inWords(o.peers.stream().map(Target::displayName).toList())
+                        + " beside Wharf where a row runs them" : "on Wharf alone", o.warmup, o.runLength));
     }
 
     /** Runs {@code row} on {@code targets}: its line; a server's step that failed or could not run is told with why. */
@@ -201,7 +202,7 @@ public final class ReportCommand {
     }
 
     private static long estimate(ResultsPlan.Row row, Options o) {
-        return row.estimateSeconds(o.warmup, o.runLength, o.peers.size(), o.quick);
+        return row.estimateSeconds(o.warmup, o.runLength, o.peers, o.quick);
     }
 
     /**
