@@ -41,6 +41,11 @@ public final class Driver {
     static final long CONNECT_STALL_SECONDS = 120;
     /** The line a driver prints when every worker is connected; the workload runner waits for it. */
     public static final String READY_LINE = "wharf-perf: ready";
+    /**
+     * The line a Subscriber with {@code -dd} prints as the server confirms its dummy subscriptions, before
+     * {@link #READY_LINE}: {@code confirmed=N of=D}.
+     */
+    public static final String DUMMIES_LINE = "wharf-perf: dummy subscriptions";
 
     private static final ObjectMapper JSON = new ObjectMapper().enable(SerializationFeature.INDENT_OUTPUT);
 
@@ -86,7 +91,8 @@ public final class Driver {
              PublishWindow window = testClass == TestClass.PUBLISHER && options.flowWindow() > 0
                      ? PublishWindow.open(provider, options.destinationPrefix(), options.flowWindow(), options.progressProcesses()) : null;
              DummySubscriptions dummies = options.dummySubscriptions() > 0
-                     ? DummySubscriptions.open(provider, options.destinationPrefix(), options.dummySubscriptions()) : null) {
+                     ? DummySubscriptions.open(provider, options.destinationPrefix(), options.dummySubscriptions(), out,
+                     TimeUnit.SECONDS.toMillis(options.timeoutSeconds())) : null) {
             List<Worker> workers = new ArrayList<>();
             List<Thread> threads = new ArrayList<>();
             for (int i = 0; i < options.threads(); i++) {

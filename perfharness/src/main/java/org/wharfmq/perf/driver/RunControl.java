@@ -117,13 +117,30 @@ final class RunControl {
         problem("unexpected: " + what);
     }
 
-    /** A worker stopped on an error. */
+    /**
+     * A worker stopped on an error: the problem names it and, when it has causes, the first of them (a broker's
+     * refusal often says only "COMMIT FAILED: Transaction marked rollback only", its cause an OutOfMemoryError).
+     */
     void failed(String worker, Exception e) {
         if (isNotSupported(e)) {
             unavailable = e.getMessage();
         }
-        problem(worker + " failed: " + e);
+        Throwable root = rootCause(e);
+        problem(worker + " failed: " + e + (root == e ? "" : " (at the root: " + root + ")"));
         stop();
+    }
+
+    /** The last of {@code e}'s causes (a JMSException's linked exception too), or {@code e} without any. */
+    static Throwable rootCause(Throwable e) {
+        Throwable t = e;
+        for (int depth = 0; depth < 20; depth++) {
+            Throwable next = t.getCause() != null ? t.getCause() : t instanceof JMSException j ? j.getLinkedException() : null;
+            if (next == null || next == t) {
+                break;
+            }
+            t = next;
+        }
+        return t;
     }
 
     /** True when the provider said the feature does not exist yet (Wharf's "not supported yet"). */

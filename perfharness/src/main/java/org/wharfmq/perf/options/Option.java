@@ -46,7 +46,8 @@ public enum Option {
     SC("sc", "1", "Worker threads per connection: each thread has its own session, threads share connections in "
             + "groups of this many (many subscribers on a few connections)."),
     DU("du", "false", "Subscriber: durable subscriptions (a client ID per connection, unsubscribed at the end)."),
-    DD("dd", "0", "Subscriber: also hold this many dummy subscriptions on topics <d>DUMMY<n> nobody publishes to."),
+    DD("dd", "0", "Subscriber: also hold this many dummy subscriptions on topics <d>DUMMY<n> nobody publishes to; "
+            + "prints the count the server has confirmed every 500, and is ready once a probe on the last one reached it."),
     FW("fw", "0", "Flow window. Publisher: publish at most this many messages ahead of the slowest subscriber "
             + "process (-fp of them report); Subscriber: > 0 = report progress for the publisher's window. 0 = off. "
             + "FileFeeder: the files each worker keeps in the flow's folder (0 = 10)."),

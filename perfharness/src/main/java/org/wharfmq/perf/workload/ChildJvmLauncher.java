@@ -14,6 +14,7 @@ import java.util.ArrayList;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Set;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.function.Consumer;
@@ -79,10 +80,16 @@ public final class ChildJvmLauncher implements Launcher {
 
     @Override
     public Launched launch(String name, List<String> args) throws IOException {
+        return launch(name, args, List.of());
+    }
+
+    @Override
+    public Launched launch(String name, List<String> args, List<String> moreJvmOptions) throws IOException {
         List<String> command = new ArrayList<>();
         command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
         command.addAll(JvmFlags.forChildren());
         command.addAll(jvmOptions);
+        command.addAll(moreJvmOptions);
         command.add("-cp");
         command.add(classpath);
         command.add(PerfMain.class.getName());
@@ -117,6 +124,16 @@ public final class ChildJvmLauncher implements Launcher {
         }
 
         @Override
+        public String latestLine(String prefix) {
+            return lines.latest(prefix);
+        }
+
+        @Override
+        public CompletableFuture<Integer> onExit() {
+            return process.onExit().thenApply(Process::exitValue);
+        }
+
+        @Override
         public void stop() {
             try {
                 process.getOutputStream().close();
@@ -128,7 +145,8 @@ public final class ChildJvmLauncher implements Launcher {
         @Override
         public int awaitExit(Duration timeout) throws TimeoutException, InterruptedException {
             if (!process.waitFor(timeout.toMillis(), TimeUnit.MILLISECONDS)) {
-                throw new TimeoutException(name + " did not exit within " + timeout.toSeconds() + " s; its last lines: " + lines.tail());
+                throw new TimeoutException(name + (timeout.isZero() ? " is still running" : " did not exit within "
+                        + timeout.toSeconds() + " s") + "; its last lines: " + lines.tail());
             }
             return process.exitValue();
         }

@@ -80,6 +80,16 @@ public final class InProcessLauncher implements Launcher {
         }
 
         @Override
+        public String latestLine(String prefix) {
+            return lines.latest(prefix);
+        }
+
+        @Override
+        public CompletableFuture<Integer> onExit() {
+            return exit.copy();
+        }
+
+        @Override
         public void stop() {
             stopAction.run();
         }
@@ -90,6 +100,9 @@ public final class InProcessLauncher implements Launcher {
                 return exit.get(timeout.toMillis(), TimeUnit.MILLISECONDS);
             } catch (ExecutionException e) {
                 return 1;
+            } catch (TimeoutException e) {
+                throw new TimeoutException(name + (timeout.isZero() ? " is still running" : " did not end within "
+                        + timeout.toSeconds() + " s") + "; its last lines: " + lines.tail());
             }
         }
 

@@ -50,6 +50,16 @@ final class OutputLines implements Consumer<String> {
         }
     }
 
+    /** The last line so far starting with {@code prefix}, or null. */
+    synchronized String latest(String prefix) {
+        for (int i = lines.size() - 1; i >= 0; i--) {
+            if (lines.get(i).startsWith(prefix)) {
+                return lines.get(i);
+            }
+        }
+        return null;
+    }
+
     synchronized String tail() {
         return String.join(" | ", lines.subList(Math.max(0, lines.size() - 8), lines.size()));
     }

@@ -128,7 +128,7 @@ public final class ReportCommand {
             long started = System.nanoTime();
             ResultsTable.Line line;
             try {
-                line = runRow(row, targets, footprints, o, echo);
+                line = runRow(row, targets, footprints, o, echo, progress);
                 kept.save(row, line);
             } catch (Exception e) { // a process that hung or died: the row fails (and a resumed run runs it again)
                 progress.accept("  failed to run: " + e);
@@ -159,14 +159,15 @@ public final class ReportCommand {
             out.accept(String.format(Locale.ROOT, "%3d  %-14s about %-12s %s%s", ResultsPlan.number(row), row.id(), duration(estimate),
                     row.label(), row.peers() ? "" : " (Wharf only)"));
         }
-        out.accept(String.format(Locale.ROOT, "%d rows: about %s with %s beside Wharf, %d s of warm-up and %d s measured per run",
-                rows.size(), duration(total), o.peers.isEmpty() ? "no peer" : String.join(", ", o.peers.stream().map(Target::displayName).toList()),
-                o.warmup, o.runLength));
+        boolean anyPeer = !o.peers.isEmpty() && rows.stream().anyMatch(ResultsPlan.Row::peers);
+        out.accept(String.format(Locale.ROOT, "%d rows: about %s %s, %d s of warm-up and %d s measured per run",
+                rows.size(), duration(total), anyPeer ? "with " + inWords(o.peers.stream().map(Target::displayName).toList())
+                        + " beside Wharf where a row runs them" : "on Wharf alone", o.warmup, o.runLength));
     }
 
-    /** Runs {@code row} on {@code targets}: its line. */
+    /** Runs {@code row} on {@code targets}: its line; a server's step that failed or could not run is told with why. */
     private static ResultsTable.Line runRow(ResultsPlan.Row row, List<Target> targets, Map<Target, FootprintCommand.Result> footprints,
-                                            Options o, Consumer<String> echo) throws Exception {
+                                            Options o, Consumer<String> echo, Consumer<String> progress) throws Exception {
         if (row.kind().footprint()) {
             return footprintLine(row, targets, footprints, o, echo);
         }
@@ -175,6 +176,14 @@ public final class ReportCommand {
         Launcher launcher = new ChildJvmLauncher(parsed.settings().jvmOptions(), echo);
         List<StepResult> steps = RunCommand.execute(parsed.settings(), targets, launcher, line -> { });
         RunCommand.writeReport(parsed.settings(), steps, "bin/wharf perf run " + String.join(" ", runArgs));
+        for (StepResult s : steps) {
+            if (s.unavailable() != null) {
+                progress.accept("  " + s.target() + ": n/a, " + s.unavailable());
+            } else if (!s.passed()) {
+                progress.accept("  " + s.target() + " failed: " + (s.problems().isEmpty() ? "its checks" : s.problems().get(0))
+                        + (s.problems().size() > 1 ? " (and " + (s.problems().size() - 1) + " more problems: the row's report.md)" : ""));
+            }
+        }
         return row.kind() == ResultsPlan.Kind.RATED ? ResultsTable.rated(row.label(), row.seedRow(), row.slug(), steps)
                 : ResultsTable.line(row.label(), row.seedRow(), row.slug(), steps);
     }
@@ -193,7 +202,7 @@ public final class ReportCommand {
     }
 
     private static long estimate(ResultsPlan.Row row, Options o) {
-        return row.estimateSeconds(o.warmup, o.runLength, o.peers.size(), o.quick);
+        return row.estimateSeconds(o.warmup, o.runLength, o.peers, o.quick);
     }
 
     /**

@@ -69,16 +69,19 @@ final class ResultsPlan {
         }
 
         /**
-         * About how long the row takes, in seconds, with {@code peerCount} peers beside Wharf (where the row runs
-         * them): each run's warm-up, measured period and {@value #RUN_OVERHEAD_SECONDS} s of starting and checking,
-         * RR-RATED's connections, a flow's plain loop. A guide for planning, from runs on a loaded 2-core machine.
+         * About how long the row takes, in seconds, with {@code peerTargets} beside Wharf (where the row runs them; of
+         * them only Artemis runs two queue managers, ActiveMQ Classic's step is n/a at once): each run's warm-up,
+         * measured period and {@value #RUN_OVERHEAD_SECONDS} s of starting and checking, RR-RATED's connections, PS-T's
+         * dummy subscriptions, a flow's plain loop. A guide for planning, from runs on a loaded 2-core machine.
          */
-        long estimateSeconds(int warmup, int runLength, int peerCount, boolean quick) {
-            int targets = 1 + (peers ? peerCount : 0);
+        long estimateSeconds(int warmup, int runLength, List<Target> peerTargets, boolean quick) {
+            long running = !peers ? 0 : workload != null && workload.twoQueueManagers()
+                    ? peerTargets.stream().filter(t -> t == Target.ARTEMIS).count() : peerTargets.size();
+            int targets = 1 + (int) running;
             if (kind.footprint()) { // one measurement per server for both memory rows: half of it each
                 return (long) targets * (quick ? QUICK_FOOTPRINT_SECONDS : FOOTPRINT_SECONDS) / 2;
             }
-            long perTarget = 0;
+            long perTarget = Math.round(dummies() * DUMMY_SUBSCRIPTION_SECONDS);
             for (int clients : ratedSteps(quick)) {
                 perTarget += warmup + runLength + RUN_OVERHEAD_SECONDS + Math.round(clients * RATED_CONNECT_SECONDS_PER_REQUESTER);
             }
@@ -89,6 +92,12 @@ final class ResultsPlan {
                 seconds += loops * (Math.min(warmup, RunCommand.CEILING_MAX_WARMUP_SECONDS) + Math.min(runLength, RunCommand.CEILING_MAX_SECONDS));
             }
             return seconds;
+        }
+
+        /** PS-T's dummy subscriptions ({@code --dummies}, one value in the table's rows), else 0. */
+        private int dummies() {
+            int at = options.indexOf("--dummies");
+            return at < 0 ? 0 : Integer.parseInt(options.get(at + 1));
         }
 
         /** RR-RATED's requester steps (as {@code --quick} runs them); one step of no rated clients for the others. */
@@ -105,6 +114,11 @@ final class ResultsPlan {
     static final int RUN_OVERHEAD_SECONDS = 20;
     /** Seconds RR-RATED takes to connect a requester (8 at a time per JVM: 2,000 connected in 140 s under load). */
     static final double RATED_CONNECT_SECONDS_PER_REQUESTER = 0.07;
+    /**
+     * Seconds a server takes to confirm one of PS-T's dummy subscriptions: 10,000 took Artemis about 2 min 30 s at load
+     * 45 (its whole PS-T step 3 min 40 s, ActiveMQ Classic's 4 min 20 s; the estimate is the peers').
+     */
+    static final double DUMMY_SUBSCRIPTION_SECONDS = 0.015;
     /** Seconds a footprint takes per server: its queues and connections made, then heap dumps and RSS read. */
     static final int FOOTPRINT_SECONDS = 120;
     /** The same in {@code --quick}. */

@@ -106,7 +106,9 @@ public final class RunCommand {
             System.out.flush();
         };
         Consumer<String> echo = p.verbose ? progress : line -> {
-            if (line.contains("rate=") && !line.contains("medianRate") || line.contains("problem:") || line.contains("unavailable:")) {
+            // PS-T's dummy subscriptions as the server confirms them: minutes on a peer, which would otherwise pass in silence
+            if (line.contains("rate=") && !line.contains("medianRate") || line.contains("problem:") || line.contains("unavailable:")
+                    || line.contains(org.wharfmq.perf.driver.Driver.DUMMIES_LINE)) {
                 progress.accept("  " + line);
             }
         };

@@ -166,6 +166,51 @@ public enum Target {
         return List.of(qm1, qm2);
     }
 
+    /**
+     * The ActiveMQ Classic broker's heap for persistent messages, as a multiple of the message: KahaDB marshals each
+     * persistent message into a buffer it grows by doubling, on top of the message held in the heap, so the stock heap
+     * (1 GB, the {@code env} file's) ran out with 100 MB round trips ("COMMIT FAILED: Transaction marked rollback
+     * only", an OutOfMemoryError in the broker) where 2 GB took two requesters' and 20 MB ones passed in 1 GB.
+     */
+    static final long CLASSIC_HEAP_PER_PERSISTENT_MESSAGE = 20;
+    private static final long MIB = 1024L * 1024;
+    private static final long GIB = 1024 * MIB;
+
+    /**
+     * JVM options this server's process needs beyond the runner's {@code jvmOptions} for a step's messages: for
+     * ActiveMQ Classic with persistent messages, a heap of {@value #CLASSIC_HEAP_PER_PERSISTENT_MESSAGE} times the
+     * message, in whole GiB (100 MB: 2 GiB), where {@code -Xmx} gives it less, as a user of 100 MB messages would give it (Wharf keeps message bodies
+     * outside the heap, within its direct memory, which is as large as the heap by default); else none.
+     */
+    List<String> serverJvmOptions(boolean persistent, int messageSize, List<String> jvmOptions) {
+        long wanted = (CLASSIC_HEAP_PER_PERSISTENT_MESSAGE * messageSize + GIB - 1) / GIB * GIB;
+        long given = maxHeap(jvmOptions);
+        if (this != CLASSIC || !persistent || given < 0 || given >= wanted) {
+            return List.of();
+        }
+        return List.of("-Xmx" + wanted / GIB + "g");
+    }
+
+    /** The heap the last {@code -Xmx} in {@code jvmOptions} gives, in bytes; -1 when none does (the JVM's default). */
+    static long maxHeap(List<String> jvmOptions) {
+        long heap = -1;
+        for (String o : jvmOptions) {
+            if (o.startsWith("-Xmx") && o.length() > 4) {
+                String v = o.substring(4).toLowerCase(java.util.Locale.ROOT);
+                char unit = v.charAt(v.length() - 1);
+                long scale = switch (unit) {
+                    case 'k' -> 1024L;
+                    case 'm' -> MIB;
+                    case 'g' -> GIB;
+                    case 't' -> 1024 * GIB;
+                    default -> 1;
+                };
+                heap = Long.parseLong(Character.isDigit(unit) ? v : v.substring(0, v.length() - 1)) * scale;
+            }
+        }
+        return heap;
+    }
+
     /** Driver options that connect to this server at {@code tcpUrl}, as {@code user} (null: no user) with {@code password}. */
     List<String> providerArgs(String tcpUrl, String user, String password) {
         if (this == ARTEMIS) {

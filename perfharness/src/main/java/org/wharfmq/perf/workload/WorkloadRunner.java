@@ -1,6 +1,7 @@
 package org.wharfmq.perf.workload;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
+import org.wharfmq.perf.driver.Driver;
 import org.wharfmq.perf.driver.DriverResult;
 import org.wharfmq.perf.driver.LatencyHistograms;
 import org.wharfmq.perf.driver.LatencySummary;
@@ -14,6 +15,9 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.function.Consumer;
 
@@ -148,6 +152,7 @@ public final class WorkloadRunner {
             String backgroundUrl = null;
             String user = null;
             String password = null;
+            int probed = 0;             // OW-5 on Wharf: the probes that crossed the channels before the step (ChannelProbe)
             String flowInput = null;    // F-HTTP: the URL the requesters send to; F-FILE: the folder the feeders write to
             Launched otherProvider = null;
             String otherProviderUrl = null;
@@ -178,13 +183,25 @@ public final class WorkloadRunner {
                     user = BenchmarkSecurity.USER;
                     password = pair.password();
                 }
+                if (target == Target.WHARF && w == Workload.OW_5) { // the channels running before the producers start
+                    List<String> probes = ChannelProbe.probes(plan.forwardQueues(), settings.channels());
+                    ChannelProbe.cross(tcpUrl, backgroundUrl, user, password, probes, START_TIMEOUT);
+                    probed = probes.size();
+                    progress.accept(String.format("  the channels from %s are running: a probe crossed each of the %d to %s",
+                            QueueManagerPair.QM1, probed, QueueManagerPair.QM2));
+                }
             } else if (tcpUrl == null) {
                 List<String> command = new ArrayList<>(target.serverCommand(plan.hostedDrivers(), settings.persistent(), w.flow(),
                         instances, settings.tls(), settings.security(), settings.metrics()));
                 if (otherProviderUrl != null) {
                     command.addAll(List.of("--jms-provider", otherProviderUrl));
                 }
-                Launched single = launcher.launch(target.name().toLowerCase() + "-server", command);
+                List<String> serverJvm = target.serverJvmOptions(settings.persistent(), size, settings.jvmOptions());
+                if (!serverJvm.isEmpty()) {
+                    progress.accept("  " + target.displayName() + "'s broker runs with " + String.join(" ", serverJvm)
+                            + " for " + Sizes.label(size) + " persistent messages (docs/benchmarks.md, \"Large messages\")");
+                }
+                Launched single = launcher.launch(target.name().toLowerCase() + "-server", command, serverJvm);
                 started.add(single);
                 servers.add(single);
                 String ready = single.awaitLine(ServerMain.READY_PREFIX,
@@ -225,7 +242,7 @@ public final class WorkloadRunner {
                 Launched l = launcher.launch(spec.id(), spec.args(backgroundProvider));
                 started.add(l);
                 background.add(l);
-                l.awaitLine(org.wharfmq.perf.driver.Driver.READY_LINE, START_TIMEOUT);
+                awaitReady(l, target, START_TIMEOUT);
             }
             CpuSampler cpu = null;
             try {
@@ -242,8 +259,9 @@ public final class WorkloadRunner {
                 for (Launched l : measured) { // the run's clock starts once its clients have connected
                     awaitConnected(l, connectTimeout(clients));
                 }
-                for (Launched l : measured) {
-                    l.awaitExit(runTimeout);
+                StepResult endedEarly = awaitMeasured(measured, background, runTimeout, target, size, clients, responders, plan);
+                if (endedEarly != null) {
+                    return endedEarly;
                 }
                 for (String id : plan.hostedMeasuredIds()) {
                     server.awaitLine(ServerMain.DRIVER_DONE_PREFIX + " id=" + id, runTimeout);
@@ -279,7 +297,7 @@ public final class WorkloadRunner {
                     otherProvider.stop();
                     otherProvider.awaitExit(EXIT_TIMEOUT);
                 }
-                return evaluate(target, size, clients, responders, plan, cpu, flowCounts, ps, channelCounts, memory);
+                return evaluate(target, size, clients, responders, plan, cpu, flowCounts, ps, channelCounts, probed, memory);
             } finally {
                 if (cpu != null) {
                     cpu.close();
@@ -305,10 +323,93 @@ public final class WorkloadRunner {
         return START_TIMEOUT.multipliedBy(1 + clients / CLIENTS_PER_START_TIMEOUT);
     }
 
+    /**
+     * Waits for a background driver's ready line (responders, consumers, subscribers). A subscriber holding PS-T's
+     * dummy subscriptions is waited for as long as the server goes on confirming them ({@link Driver#DUMMIES_LINE}):
+     * ten thousand took a peer minutes under load. When {@code stall} passes with none more confirmed, or the driver
+     * ends, the step fails naming the count the server confirmed.
+     */
+    static void awaitReady(Launched l, Target target, Duration stall) throws TimeoutException, InterruptedException {
+        String progress = null;
+        while (true) {
+            try {
+                l.awaitLine(Driver.READY_LINE, stall);
+                return;
+            } catch (TimeoutException e) {
+                String now = l.latestLine(Driver.DUMMIES_LINE);
+                if (now == null) {
+                    throw e;
+                }
+                if (now.equals(progress)) {
+                    throw new TimeoutException(String.format(java.util.Locale.ROOT, "%s could not be made ready: it "
+                                    + "confirmed %,d of the %,d dummy subscriptions, then none more within %d s (%s)",
+                            target.displayName(), Long.parseLong(field(now, "confirmed")), Long.parseLong(field(now, "of")),
+                            stall.toSeconds(), e.getMessage()));
+                }
+                progress = now;
+            }
+        }
+    }
+
+    /**
+     * Waits for the measured drivers to end. The background drivers run until they are stopped, so one that ends
+     * first has failed (ActiveMQ Classic's transacted responders, their commits refused at 100 MB, left the requesters
+     * waiting for replies until the runner's timeout): then the step ends at once with that driver's reason, and the
+     * other servers' steps go on.
+     *
+     * @return the failed (or unavailable) step when a background driver ended first, else null
+     * @throws TimeoutException when a measured driver is still running after {@code timeout}
+     */
+    private StepResult awaitMeasured(List<Launched> measured, List<Launched> background, Duration timeout, Target target,
+                                     int size, int clients, int responders, DriverPlan plan)
+            throws TimeoutException, InterruptedException, IOException {
+        CompletableFuture<Void> measuredEnded = CompletableFuture.allOf(measured.stream().map(Launched::onExit)
+                .toArray(CompletableFuture[]::new));
+        List<CompletableFuture<Integer>> backgroundEnded = background.stream().map(Launched::onExit).toList();
+        List<CompletableFuture<?>> either = new ArrayList<>(backgroundEnded);
+        either.add(measuredEnded);
+        try {
+            CompletableFuture.anyOf(either.toArray(CompletableFuture[]::new)).get(timeout.toMillis(), TimeUnit.MILLISECONDS);
+        } catch (TimeoutException | ExecutionException e) {
+            // none ended in time (the measured drivers are asked below which hung), or one ended on an error
+        }
+        for (int i = 0; i < background.size() && !measuredEnded.isDone(); i++) {
+            if (backgroundEnded.get(i).isDone()) {
+                return endedEarly(background.get(i), plan.clientBackground().get(i), target, size, clients, responders);
+            }
+        }
+        for (Launched l : measured) {
+            try {
+                l.awaitExit(Duration.ZERO);
+            } catch (TimeoutException e) {
+                throw new TimeoutException("the step did not end within " + timeout.toSeconds() + " s (its warm-up, its "
+                        + "measured period, one timeout and two minutes): " + e.getMessage());
+            }
+        }
+        return null;
+    }
+
+    /** The step a background driver failed by ending during the run: its own result says why, else its last line. */
+    private StepResult endedEarly(Launched l, DriverPlan.Spec spec, Target target, int size, int clients, int responders)
+            throws IOException {
+        String what = spec.id() + " ended during the run, before it was asked to stop";
+        if (!Files.exists(spec.json())) {
+            return failed(target, size, clients, responders, what + ", with no result (exit status "
+                    + l.onExit().getNow(-1) + "); its last line: " + l.latestLine(""));
+        }
+        DriverResult r = JSON.readValue(spec.json().toFile(), DriverResult.class);
+        if (r.unavailable() != null) {
+            return unavailable(target, size, clients, responders, r.unavailable());
+        }
+        List<String> problems = r.problems().isEmpty() ? List.of(what + " and reported no problem")
+                : r.problems().stream().map(p -> what + ": " + p).toList();
+        return failed(target, size, clients, responders, problems);
+    }
+
     /** Waits for a client JVM's ready line; one that ended without it is left to its result to explain. */
     private static void awaitConnected(Launched l, Duration timeout) throws TimeoutException, InterruptedException {
         try {
-            l.awaitLine(org.wharfmq.perf.driver.Driver.READY_LINE, timeout);
+            l.awaitLine(Driver.READY_LINE, timeout);
         } catch (TimeoutException notConnected) {
             try {
                 l.awaitExit(Duration.ZERO); // ended: its result, or the lack of one, says why
@@ -320,8 +421,12 @@ public final class WorkloadRunner {
 
     /** A step that ended without a measurement: its check failed, with {@code problem} saying why. */
     private StepResult failed(Target target, int size, int clients, int responders, String problem) {
+        return failed(target, size, clients, responders, List.of(problem));
+    }
+
+    private StepResult failed(Target target, int size, int clients, int responders, List<String> problems) {
         return new StepResult(settings.workload().id(), target.displayName(), size, clients, responders, 0, 0, Double.NaN,
-                Double.NaN, Double.NaN, Double.NaN, LatencySummary.NONE, false, null, List.of(problem));
+                Double.NaN, Double.NaN, Double.NaN, LatencySummary.NONE, false, null, problems);
     }
 
     private StepResult unavailable(Target target, int size, int clients, int responders, String why) {
@@ -343,10 +448,12 @@ public final class WorkloadRunner {
      * @param flowCounts F-*: the server's {@link ServerMain#FLOW_PREFIX} line, else null
      * @param ps         PS-*: the publish/subscribe layout, else null
      * @param channelCounts RR-5, RR-5b, OW-5 on Wharf: QM1's and QM2's {@link ServerMain#CHANNELS_PREFIX} lines, else empty
+     * @param probed     the probes that crossed QM1's channels before the step ({@link ChannelProbe})
      * @param memory     a Wharf server's {@link MemoryWatch#PREFIX} line, else null
      */
     private StepResult evaluate(Target target, int size, int clients, int responders, DriverPlan plan, CpuSampler cpu,
-                                String flowCounts, PubSubPlan ps, List<String> channelCounts, String memory) throws IOException {
+                                String flowCounts, PubSubPlan ps, List<String> channelCounts, int probed, String memory)
+            throws IOException {
         List<DriverResult> measured = new ArrayList<>();
         List<DriverResult> background = new ArrayList<>();
         for (DriverPlan.Spec spec : plan.allSpecs()) {
@@ -390,7 +497,7 @@ public final class WorkloadRunner {
             problems.addAll(MemoryWatch.check(memory, size));
         }
         if (!channelCounts.isEmpty()) {
-            problems.addAll(channelCheck(settings.workload(), channelCounts.get(0), channelCounts.get(1), measured));
+            problems.addAll(channelCheck(settings.workload(), channelCounts.get(0), channelCounts.get(1), measured, probed));
         }
         StepRates rates = rates(ps != null || settings.workload() == Workload.OW_5, measured, background);
         double median = rates.median();
@@ -520,19 +627,21 @@ public final class WorkloadRunner {
      * from QM1 to QM2 on a channel exactly once, and (RR-5, RR-5b) each came back as one reply on a channel from QM2:
      * a step whose clients met on one queue manager, or whose channels doubled or dropped messages, fails.
      *
-     * @param qm1 QM1's {@link ServerMain#CHANNELS_PREFIX} line, its senders' counts
-     * @param qm2 QM2's
+     * @param qm1    QM1's {@link ServerMain#CHANNELS_PREFIX} line, its senders' counts
+     * @param qm2    QM2's
+     * @param probed the probes the runner sent across QM1's channels before the step ({@link ChannelProbe})
      */
-    static List<String> channelCheck(Workload w, String qm1, String qm2, List<DriverResult> measured) {
+    static List<String> channelCheck(Workload w, String qm1, String qm2, List<DriverResult> measured, int probed) {
         List<String> problems = new ArrayList<>();
         long sent = measured.stream().mapToLong(DriverResult::operationsBegun).sum();
         long forward = channelTotal(qm1);
         long back = channelTotal(qm2);
-        if (forward != sent) {
+        if (forward != sent + probed) {
             problems.add("the channels from " + QueueManagerPair.QM1 + " carried " + forward + " messages for the " + sent
-                    + " " + (w.requestReply() ? "requests" : "messages") + " sent (" + qm1 + ")");
+                    + " " + (w.requestReply() ? "requests" : "messages") + " sent" + (probed == 0 ? "" : " and " + probed
+                    + " probes") + " (" + qm1 + ")");
         }
-        long replies = w.requestReply() ? forward : 0;
+        long replies = w.requestReply() ? forward - probed : 0;
         if (back != replies) {
             problems.add("the channels from " + QueueManagerPair.QM2 + " carried " + back + " messages for " + replies
                     + " replies (" + qm2 + ")");

@@ -25,6 +25,19 @@ class RunControlTest {
                 problems.get(20));
     }
 
+    /** A worker's failure names the error and what is at its root, a broker's refusal often only its consequence. */
+    @Test
+    void aFailureNamesItsRootCause() throws Exception {
+        RunControl control = new RunControl(1);
+        javax.jms.JMSException refused = new javax.jms.JMSException("COMMIT FAILED: Transaction marked rollback only");
+        refused.initCause(new javax.transaction.xa.XAException("COMMIT FAILED"));
+        refused.getCause().initCause(new OutOfMemoryError("Java heap space"));
+        control.failed("resp-0", refused);
+        control.failed("resp-1", new javax.jms.JMSException("closed"));
+        assertEquals(List.of("resp-0 failed: javax.jms.JMSException: COMMIT FAILED: Transaction marked rollback only (at the root: "
+                + "java.lang.OutOfMemoryError: Java heap space)", "resp-1 failed: javax.jms.JMSException: closed"), control.problems());
+    }
+
     @Test
     void aShortListHasNoCountLine() {
         RunControl control = new RunControl(1);

@@ -46,4 +46,18 @@ class ArtemisPeerMainTest {
         assertTrue(config.isJournalSyncTransactional() && config.isJournalSyncNonTransactional(),
                 "synced like Wharf's durability fsync");
     }
+
+    /**
+     * As a stock broker.xml, every address has a dead-letter and an expiry address, both queues defined: without them
+     * Artemis logs two warnings for every queue it creates (each of PS-T's 10,000 dummy subscriptions is one).
+     */
+    @Test
+    void everyAddressHasTheStockDeadLetterAndExpiryAddresses() throws Exception {
+        Configuration config = ArtemisPeerMain.configuration(61616, true, true, Path.of("target", "artemis-config-test"));
+        org.apache.activemq.artemis.core.settings.impl.AddressSettings every = config.getAddressSettings().get("#");
+        assertEquals("DLQ", String.valueOf(every.getDeadLetterAddress()));
+        assertEquals("ExpiryQueue", String.valueOf(every.getExpiryAddress()));
+        assertEquals(Set.of("DLQ", "ExpiryQueue"), config.getQueueConfigs().stream()
+                .map(q -> String.valueOf(q.getName())).collect(java.util.stream.Collectors.toSet()));
+    }
 }

@@ -77,17 +77,24 @@ class ReportOptionsTest {
         assertTrue(none.getMessage().contains("no such directory"), none.getMessage());
     }
 
+    private static final List<Target> PEERS = List.of(Target.ARTEMIS, Target.CLASSIC);
+
     /** The estimate counts each run of a row: every target's warm-up, measured period and start, and a flow's plain loop. */
     @Test
     void theEstimateCountsEveryRunOfTheRow() {
         int run = 30 + 20 + ResultsPlan.RUN_OVERHEAD_SECONDS;
-        assertEquals(3 * run, row("RR-4 2 KB, 8 requesters, reply by request id").estimateSeconds(30, 20, 2, false), "Wharf and two peers");
-        assertEquals(run, row("RR-1 2 KB, 8 requesters").estimateSeconds(30, 20, 2, false), "Wharf only");
-        assertEquals(run + 30 + 10, row("F-PARSE 4 KB").estimateSeconds(30, 20, 2, false), "and its plain loop");
+        assertEquals(3 * run, row("RR-4 2 KB, 8 requesters, reply by request id").estimateSeconds(30, 20, PEERS, false), "Wharf and two peers");
+        assertEquals(run, row("RR-1 2 KB, 8 requesters").estimateSeconds(30, 20, PEERS, false), "Wharf only");
+        assertEquals(run + 30 + 10, row("F-PARSE 4 KB").estimateSeconds(30, 20, PEERS, false), "and its plain loop");
         ResultsPlan.Row rated = ResultsPlan.ROWS.stream().filter(r -> r.workload() == Workload.RR_RATED).findFirst().orElseThrow();
         assertEquals(3 * (3 * run + Math.round(3250 * ResultsPlan.RATED_CONNECT_SECONDS_PER_REQUESTER)),
-                rated.estimateSeconds(30, 20, 2, false), "three steps of 250, 1,000 and 2,000 requesters connecting, on each server");
-        long all = ResultsPlan.ROWS.stream().mapToLong(r -> r.estimateSeconds(30, 20, 2, false)).sum();
+                rated.estimateSeconds(30, 20, PEERS, false), "three steps of 250, 1,000 and 2,000 requesters connecting, on each server");
+        assertEquals(2 * run, row("OW-5 2 KB, 8 producers at 1,000 messages/s each, two queue managers, one channel each way "
+                + "(messages/s)").estimateSeconds(30, 20, PEERS, false), "Wharf and Artemis: Classic runs no two queue managers");
+        assertEquals(3 * (run + Math.round(10_000 * ResultsPlan.DUMMY_SUBSCRIPTION_SECONDS)), row("PS-T 2 KB, 10 subscribers "
+                + "on topics of their own, 10,000 dummy subscriptions (deliveries/s)").estimateSeconds(30, 20, PEERS, false),
+                "each server confirming the dummy subscriptions");
+        long all = ResultsPlan.ROWS.stream().mapToLong(r -> r.estimateSeconds(30, 20, PEERS, false)).sum();
         assertTrue(all > 2 * 3600, "every row takes hours: " + all);
     }
 
