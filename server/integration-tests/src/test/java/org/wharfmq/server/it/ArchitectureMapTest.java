@@ -49,7 +49,8 @@ class ArchitectureMapTest {
      * with or builds on, and names of headers and properties.
      */
     private static final Set<String> OUTSIDE = Set.of("ByteBuf", "CompletionListener", "LongAdder", "MessageListener",
-            "ReentrantLock", "SSLSocket", "SslHandler", "JMSCorrelationID", "JMSRedelivered", "Wharf", "WharfMaxDepth");
+            "ReentrantLock", "SSLSocket", "SslHandler", "FastThreadLocalThread", "ThreadFactory", "JMSCorrelationID",
+            "JMSRedelivered", "Wharf", "WharfMaxDepth");
 
     private final Path root = Path.of(System.getProperty("wharf.root"));
     private final Map<String, List<Path>> sources = sources();
