@@ -174,10 +174,11 @@ public final class Configuration {
     public static final int DELIVER_COPY_LIMIT_BYTES = 8 * 1024;
 
     /**
-     * A message put for another queue manager whose body is at most this long ({@value} bytes) is written with its
-     * transmission header into one buffer, its body copied ({@link org.wharfmq.protocol.message.TransmissionHeader#wrap}):
-     * a copy of a few KiB costs less than a composite, its components and a slice made and released per message. A
-     * longer body stays a slice of the buffer it arrived in.
+     * A message put on a transmission queue whose body is at most this long ({@value} bytes) is written with its
+     * transmission header into one buffer, its body copied
+     * ({@link org.wharfmq.protocol.message.TransmissionHeader.Addressed#wrap}): a copy of a few KiB costs less than a
+     * composite, its components and a slice made and released per message. A longer body stays a slice of the buffer
+     * it arrived in.
      */
     public static final int TRANSMISSION_COPY_LIMIT_BYTES = 8 * 1024;
 

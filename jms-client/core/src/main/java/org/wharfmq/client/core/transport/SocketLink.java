@@ -15,6 +15,7 @@ import org.wharfmq.protocol.frame.FrameArray;
 import org.wharfmq.protocol.frame.LargeFrameBuffers;
 import org.wharfmq.protocol.frame.LargeFrameMemory;
 import org.wharfmq.protocol.frame.MalformedFrameException;
+import org.wharfmq.protocol.message.TransmissionHeader;
 
 import org.wharfmq.client.core.ClientException;
 import java.io.IOException;
@@ -411,12 +412,19 @@ final class SocketLink implements FrameLink {
             if (message == null) {
                 return;
             }
+            int index = message.readerIndex();
             int length = message.readableBytes();
+            TransmissionHeader.Addressed addressed = FrameEncoder.addressedOf(frame);
+            if (addressed != null) { // its transmission header first, then the body as it is
+                addressed.writeHead(staged);
+                index = addressed.bodyIndex();
+                length = addressed.bodyLength();
+            }
             if (length <= COPY_LIMIT) {
-                staged.writeBytes(message, message.readerIndex(), length);
+                staged.writeBytes(message, index, length);
             } else {
                 writeStaged();
-                message.getBytes(message.readerIndex(), output, length);
+                message.getBytes(index, output, length);
                 lastWriteNanos = System.nanoTime();
             }
         } finally {
