@@ -137,9 +137,10 @@ public final class Configuration {
 
     /**
      * Room for a frame's header fields beyond the message itself: the decoder accepts frames up to the maximum
-     * message length plus this many bytes ({@value}, 64 KiB).
+     * message length plus this many bytes ({@value}, 64 KiB); a client reads no longer frame from a queue manager than its
+     * maxMessageLength plus this ({@link org.wharfmq.protocol.message.MessageLengthLimit#FRAME_OVERHEAD_BYTES}).
      */
-    public static final int FRAME_OVERHEAD_ALLOWANCE = 64 * 1024;
+    public static final int FRAME_OVERHEAD_ALLOWANCE = org.wharfmq.protocol.message.MessageLengthLimit.FRAME_OVERHEAD_BYTES;
 
     /**
      * Failed logins of one user from one address after which that user's next logins from there are answered only
