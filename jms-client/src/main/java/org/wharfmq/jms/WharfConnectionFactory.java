@@ -178,6 +178,11 @@ public class WharfConnectionFactory implements ConnectionFactory, QueueConnectio
         setOption("reconnectAttempts", String.valueOf(attempts));
     }
 
+    /** Sets whether every send waits for the server's answer, a non-persistent one too (option {@code syncSends}). */
+    public void setSyncSends(boolean syncSends) {
+        setOption("syncSends", String.valueOf(syncSends));
+    }
+
     /** Sets the wait before the second reconnection attempt, in ms (option {@code reconnectInterval}; default 1000). */
     public void setReconnectInterval(int millis) {
         setOption("reconnectInterval", String.valueOf(millis));

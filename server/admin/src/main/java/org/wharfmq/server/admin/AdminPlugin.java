@@ -269,8 +269,10 @@ public final class AdminPlugin implements ServerPlugin {
     }
 
     /**
-     * Sends the answer to the request's JMSReplyTo, if it has one: a persistent TextMessage (as a JMS producer's
-     * default) correlated by the request's JMSMessageID; {@code reason} is null after a success.
+     * Sends the answer to the request's JMSReplyTo, if it has one: a TextMessage as persistent as the request (as IBM
+     * MQ's command server answers; {@code wharf admin}'s are not, so that a replicated queue manager's active member
+     * answers them while its replicas do not) correlated by the request's JMSMessageID; {@code reason} is null after a
+     * success.
      */
     private void reply(WireMessage request, String answer, String reason) {
         if (request.replyTo == null) {
@@ -284,8 +286,9 @@ public final class AdminPlugin implements ServerPlugin {
             reply.properties.put(AdminProtocol.ERROR, reason);
         }
         reply.correlationId = request.messageId;
+        reply.persistent = request.persistent;
         try {
-            session.sender().send(replier, request.replyTo, reply, CoreSender.WIRE_MESSAGE, true, null);
+            session.sender().send(replier, request.replyTo, reply, CoreSender.WIRE_MESSAGE, request.persistent, null);
         } catch (ClientException e) {
             LOG.log(System.Logger.Level.WARNING, "Cannot answer an admin command: " + e);
         }

@@ -27,12 +27,18 @@ import java.util.Map;
  * @param journalBytes   this member's journal while a replica: bytes of records in its files (-1 once active: the
  *                       queue manager's journal is shown as on any queue manager)
  * @param journalFiles   the segments (files) of that journal, as {@code journalBytes} (-1 once active)
+ * @param snapshotIndex  the log index of this member's latest snapshot (taken, built from its log, or installed), -1
+ *                       when it has none
+ * @param logStartIndex  the first index this member's Raft log still holds (above 0 once purged after a snapshot)
+ * @param snapshotsInstalled snapshots the active member sent this member and it installed since it started (it was
+ *                       behind the active member's purged log: new, wiped, or down for a while)
  */
 public record ReplicationState(String group, String member, String role, String active, long term,
                                long committedIndex, long appliedIndex, int inSync, long backlogBytes,
                                Map<String, Long> behind, Map<String, String> members,
                                Map<String, Long> lastContactMillis, Map<String, Long> behindBytes,
-                               long journalBytes, int journalFiles) {
+                               long journalBytes, int journalFiles, long snapshotIndex, long logStartIndex,
+                               long snapshotsInstalled) {
 
     public ReplicationState {
         behind = Map.copyOf(behind);

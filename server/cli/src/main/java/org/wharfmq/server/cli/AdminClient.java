@@ -7,6 +7,7 @@ import org.wharfmq.server.admin.AdminProtocol;
 import org.wharfmq.server.queue.SystemQueues;
 
 import javax.jms.Connection;
+import javax.jms.DeliveryMode;
 import javax.jms.JMSException;
 import javax.jms.JMSSecurityException;
 import javax.jms.Message;
@@ -46,6 +47,10 @@ final class AdminClient implements AutoCloseable {
         this.connection = connection;
         this.session = connection.createSession(false, Session.AUTO_ACKNOWLEDGE);
         this.commands = session.createProducer(session.createQueue(SystemQueues.ADMIN_COMMAND_QUEUE));
+        // a command and its answer live only while this client waits for it: non-persistent, so that it is never run
+        // again after a restart for a client long gone, and so that on a replicated queue manager it waits for no
+        // other member (the active member's status while its replicas do not answer: docs/resilience.md)
+        commands.setDeliveryMode(DeliveryMode.NON_PERSISTENT);
         this.replies = session.createQueue(SystemQueues.ADMIN_REPLY_QUEUE);
         connection.start();
     }
@@ -68,6 +73,7 @@ final class AdminClient implements AutoCloseable {
      */
     static AdminClient connect(String url, WharfConnectionFactory factory) throws JMSException {
         factory.setReconnectAttempts(0); // a lost connection fails the command waiting on it at once (AnswerLost)
+        factory.setSyncSends(true); // a refused command (no permission) is refused at its send, non-persistent too
         Connection connection = factory.createConnection();
         try {
             return new AdminClient(url, connection);

@@ -118,6 +118,13 @@ final class AdminOutput {
             fields.add("backlog", bytes(r.get("backlogBytes").asLong()));
             fields.add("last applied", r.get("appliedIndex").asLong() + " (committed " + r.get("committedIndex").asLong()
                     + ")");
+            if (r.has("logStartIndex")) {
+                long snapshot = r.get("snapshotIndex").asLong();
+                long installed = r.get("snapshotsInstalled").asLong();
+                fields.add("log", "from index " + r.get("logStartIndex").asLong() + ", latest snapshot "
+                        + (snapshot < 0 ? "none" : "at " + snapshot) + (installed == 0 ? ""
+                        : ", " + installed + " installed from the active member since this member started"));
+            }
             if (r.has("journalFiles") && r.get("journalFiles").asInt() >= 0) {
                 fields.add("journal", bytes(r.get("journalBytes").asLong()) + " in " + r.get("journalFiles").asInt()
                         + " files (this replica's)");

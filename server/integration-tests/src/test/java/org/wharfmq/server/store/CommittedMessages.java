@@ -137,8 +137,8 @@ final class CommittedMessages implements AutoCloseable {
         return depth(group.awaitAnswer(i, out -> depth(out) >= 0, "queue " + QUEUE, SHOW));
     }
 
-    /** The depth {@link #SHOW}'s answer gives, or -1 if it gives none. */
-    private static long depth(String shown) {
+    /** The depth a queue's {@code --json display queue} answer gives, or -1 if it gives none. */
+    static long depth(String shown) {
         Matcher depth = DEPTH.matcher(shown);
         return depth.find() ? Long.parseLong(depth.group(1)) : -1;
     }

@@ -18,6 +18,7 @@ import java.util.List;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.LockSupport;
 import java.util.regex.Pattern;
+import java.util.stream.Collectors;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
@@ -60,6 +61,8 @@ final class ReplicatedGroup implements AutoCloseable {
      * ({@code -Dwharf.it.probeActiveMember=false}); the default's (on) otherwise.
      */
     private static final String PROBE_ACTIVE_MEMBER = System.getProperty("wharf.it.probeActiveMember");
+    /** {@code display server}'s "last applied N (committed M)". */
+    private static final Pattern APPLIED = Pattern.compile("last applied\\s+(-?\\d+) \\(committed (-?\\d+)\\)");
     /** A status line only a queue manager's own status has: a member serving clients, not a replica's. */
     private static final Pattern SERVED = Pattern.compile("(?m)^\\s*connections\\s");
 
@@ -68,6 +71,8 @@ final class ReplicatedGroup implements AutoCloseable {
     private final int[] clientPorts;
     private final int[] httpPorts;
     private final Path[] configs = new Path[3];
+    /** Lines of every member's {@code replication:} block beyond the members and TLS (a test's own settings). */
+    private final List<String> replicationSettings;
     private final ServerProcess[] members = new ServerProcess[3];
     /** What every member's configuration shares, written once by {@link #writeConfigurations}. */
     private Path trust;
@@ -80,8 +85,10 @@ final class ReplicatedGroup implements AutoCloseable {
         MemberNetwork open(Path dir, String[] ids, int[] replicationPorts) throws Exception;
     }
 
-    private ReplicatedGroup(Path dir, MemberNetwork network, int[] clientPorts, int[] httpPorts) {
+    private ReplicatedGroup(Path dir, MemberNetwork network, int[] clientPorts, int[] httpPorts,
+                            List<String> replicationSettings) {
         this.dir = dir;
+        this.replicationSettings = replicationSettings;
         this.network = network;
         this.clientPorts = clientPorts;
         this.httpPorts = httpPorts;
@@ -89,11 +96,19 @@ final class ReplicatedGroup implements AutoCloseable {
 
     /** The configuration files of a group in {@code dir} whose members talk through {@code network}; none started. */
     static ReplicatedGroup configure(Path dir, Network network) throws Exception {
+        return configure(dir, network, List.of());
+    }
+
+    /**
+     * {@link #configure(Path, Network)} with {@code replicationSettings} ({@code "snapshotLogBytes: 1048576"}) in every
+     * member's {@code replication:} block.
+     */
+    static ReplicatedGroup configure(Path dir, Network network, List<String> replicationSettings) throws Exception {
         int[] ports = FreePorts.take(9);
         int[] replicationPorts = {ports[0], ports[1], ports[2]};
         MemberNetwork net = network.open(dir, IDS, replicationPorts);
         ReplicatedGroup group = new ReplicatedGroup(dir, net, new int[] {ports[3], ports[4], ports[5]},
-                new int[] {ports[6], ports[7], ports[8]});
+                new int[] {ports[6], ports[7], ports[8]}, List.copyOf(replicationSettings));
         try {
             group.writeConfigurations(replicationPorts);
             return group;
@@ -106,6 +121,11 @@ final class ReplicatedGroup implements AutoCloseable {
     /** A group on this machine's loopback ({@link LoopbackNetwork}). */
     static ReplicatedGroup onLoopback(Path dir) throws Exception {
         return configure(dir, LoopbackNetwork::open);
+    }
+
+    /** A group on this machine's loopback with {@code replicationSettings} in every member's replication block. */
+    static ReplicatedGroup onLoopback(Path dir, String... replicationSettings) throws Exception {
+        return configure(dir, LoopbackNetwork::open, List.of(replicationSettings));
     }
 
     /** The broker URL of the three members, without options. */
@@ -318,12 +338,23 @@ final class ReplicatedGroup implements AutoCloseable {
 
     /** {@link #awaitActiveWith(String)} for at most {@code within} ({@link #MEMBER_START} after a member's start). */
     int awaitActiveWith(String expected, Duration within) {
+        return awaitActiveWith(expected, within, status -> { });
+    }
+
+    /**
+     * {@link #awaitActiveWith(String, Duration)}, handing {@code seen} each active member's status on the way (what
+     * the status showed before it matched).
+     */
+    int awaitActiveWith(String expected, Duration within, java.util.function.Consumer<String> seen) {
         Pattern pattern = Pattern.compile(expected);
         long deadline = System.nanoTime() + within.toNanos();
         String last = "";
         while (System.nanoTime() < deadline) {
             for (int i = 0; i < 3; i++) {
                 String status = members[i] != null && members[i].alive() ? saysActive(i) : null;
+                if (status != null) {
+                    seen.accept(status);
+                }
                 if (status != null && pattern.matcher(status).find()) {
                     return i;
                 }
@@ -345,6 +376,19 @@ final class ReplicatedGroup implements AutoCloseable {
         String out = status.out();
         return status.status() == 0 && out.contains("member " + IDS[i] + " of group TEST, LEADER (active: " + IDS[i]
                 + ",") && SERVED.matcher(out).find() ? out : null;
+    }
+
+    /** The applied index of a {@code display server} answer ("last applied N (committed M)"), or -1 without one. */
+    static long applied(String status) {
+        java.util.regex.Matcher m = APPLIED.matcher(status);
+        return m.find() ? Long.parseLong(m.group(1)) : -1;
+    }
+
+    /** The committed index of a {@code display server} answer ("last applied N (committed M)"). */
+    static long committed(String status) {
+        java.util.regex.Matcher m = APPLIED.matcher(status);
+        assertTrue(m.find(), status);
+        return Long.parseLong(m.group(2));
     }
 
     /** What every member has printed, for a failure's message. */
@@ -456,6 +500,11 @@ final class ReplicatedGroup implements AutoCloseable {
         }
     }
 
+    /** Whether the test's own replication settings give {@code key} (they win over the system properties). */
+    private boolean sets(String key) {
+        return replicationSettings.stream().anyMatch(line -> line.startsWith(key + ":"));
+    }
+
     /** Member {@code i}'s configuration file, its key and certificate in {@code keys}. */
     private String configuration(int i, Path keys) {
         return "maxMessageLength: 1048576\n"
@@ -465,8 +514,11 @@ final class ReplicatedGroup implements AutoCloseable {
                 + "  port: " + httpPorts[i] + "\n"
                 + "replication:\n"
                 + "  group: TEST\n"
-                + (ELECTION_TIMEOUT_MILLIS == null ? "" : "  electionTimeoutMillis: " + ELECTION_TIMEOUT_MILLIS + "\n")
-                + (PROBE_ACTIVE_MEMBER == null ? "" : "  probeActiveMember: " + PROBE_ACTIVE_MEMBER + "\n")
+                + (ELECTION_TIMEOUT_MILLIS == null || sets("electionTimeoutMillis") ? ""
+                        : "  electionTimeoutMillis: " + ELECTION_TIMEOUT_MILLIS + "\n")
+                + (PROBE_ACTIVE_MEMBER == null || sets("probeActiveMember") ? ""
+                        : "  probeActiveMember: " + PROBE_ACTIVE_MEMBER + "\n")
+                + replicationSettings.stream().map(line -> "  " + line + "\n").collect(Collectors.joining())
                 + "  members:\n" + memberBlock
                 + "  tls:\n"
                 + "    keyStore: " + keys + "\n"

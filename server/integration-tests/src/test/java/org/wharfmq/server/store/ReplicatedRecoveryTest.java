@@ -7,7 +7,6 @@ import org.junit.jupiter.api.io.TempDir;
 
 import java.nio.file.Path;
 import java.util.concurrent.TimeUnit;
-import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
 import static org.junit.jupiter.api.Assertions.assertFalse;
@@ -25,8 +24,6 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 class ReplicatedRecoveryTest {
 
     private static final String[] IDS = ReplicatedGroup.IDS;
-    /** The figures of {@code display server}'s "last applied N (committed M)" line. */
-    private static final Pattern APPLIED = Pattern.compile("last applied\\s+(-?\\d+) \\(committed (-?\\d+)\\)");
 
     @TempDir
     Path dir;
@@ -67,7 +64,7 @@ class ReplicatedRecoveryTest {
                 // it answers for itself: no active member heard of, nothing applied
                 String own = group.awaitStatus(wiped, "member " + IDS[wiped] + " of group TEST");
                 assertFalse(own.contains("active: " + IDS[active]), own);
-                assertTrue(APPLIED.matcher(own).find() && applied(own) <= 0, own);
+                assertTrue(own.contains("last applied") && ReplicatedGroup.applied(own) <= 0, own);
                 outsider.kill();
             }
             group.wipe(wiped); // what the outsider wrote there
@@ -77,9 +74,9 @@ class ReplicatedRecoveryTest {
             long started = System.nanoTime();
             group.start(wiped);
             active = group.awaitActiveWith("in sync\\s+3/3", ReplicatedGroup.MEMBER_START);
-            long committed = committed(group.awaitStatus(active, "\\b" + IDS[wiped] + " in sync"));
+            long committed = ReplicatedGroup.committed(group.awaitStatus(active, "\\b" + IDS[wiped] + " in sync"));
             group.awaitAnswer(wiped, out -> out.contains("member " + IDS[wiped] + " of group TEST, FOLLOWER (active: ")
-                    && applied(out) >= committed, "applied " + committed, "display", "server");
+                    && ReplicatedGroup.applied(out) >= committed, "applied " + committed, "display", "server");
             long inSync = System.nanoTime();
 
             // made the active member, it serves its own journal, rebuilt from the log: every committed message once
@@ -120,18 +117,5 @@ class ReplicatedRecoveryTest {
                     (System.nanoTime() - started) / 1e6);
             messages.assertHeldBy(group, active);
         }
-    }
-
-    /** The applied index of a {@code display server} answer ("last applied N (committed M)"), or -1 without one. */
-    private static long applied(String status) {
-        Matcher m = APPLIED.matcher(status);
-        return m.find() ? Long.parseLong(m.group(1)) : -1;
-    }
-
-    /** The committed index of a {@code display server} answer. */
-    private static long committed(String status) {
-        Matcher m = APPLIED.matcher(status);
-        assertTrue(m.find(), status);
-        return Long.parseLong(m.group(2));
     }
 }

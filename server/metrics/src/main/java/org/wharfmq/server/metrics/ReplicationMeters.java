@@ -43,6 +43,11 @@ public final class ReplicationMeters implements MeterBinder {
                 ReplicationState::committedIndex);
         gauge(registry, "wharf.replication.applied.index", "The last log entry applied here",
                 ReplicationState::appliedIndex);
+        gauge(registry, "wharf.replication.log.start.index", "The first log entry this member's Raft log still holds "
+                + "(above 0 once purged after a snapshot)", ReplicationState::logStartIndex);
+        gauge(registry, "wharf.replication.snapshots.installed", "Snapshots the active member sent this member and it "
+                + "installed since it started (it was behind the active member's purged log)",
+                ReplicationState::snapshotsInstalled);
         Gauge.builder("wharf.replication.backlog", this, m -> m.state.get().backlogBytes()).baseUnit("bytes")
                 .description("Bytes appended that a majority has not yet confirmed (0 on a replica)")
                 .strongReference(true).register(registry);

@@ -21,7 +21,7 @@ class ReplicationMetersTest {
     void theGaugesStillReadTheStateAfterTheMetersObjectIsDropped() {
         ReplicationState state = new ReplicationState("TEST", "a", "LEADER", "a", 4, 120, 120, 2, 0,
                 Map.of("a", 0L, "b", 0L, "c", 7L), Map.of("a", "h:1", "b", "h:2", "c", "h:3"), Map.of("b", 20L),
-                Map.of("b", 0L, "c", 4096L), -1, -1);
+                Map.of("b", 0L, "c", 4096L), -1, -1, 100, 90, 0);
         SimpleMeterRegistry registry = new SimpleMeterRegistry();
         WeakReference<ReplicationMeters> dropped = bindAndDrop(registry, state);
         for (int i = 0; i < 5; i++) {
@@ -33,6 +33,8 @@ class ReplicationMetersTest {
         assertEquals(3.0, registry.get("wharf.replication.members").gauge().value());
         assertEquals(4096.0, registry.get("wharf.replication.behind.max").gauge().value());
         assertEquals(-1.0, registry.get("wharf.replication.replica.journal.files").gauge().value());
+        assertEquals(90.0, registry.get("wharf.replication.log.start.index").gauge().value());
+        assertEquals(0.0, registry.get("wharf.replication.snapshots.installed").gauge().value());
     }
 
     private static WeakReference<ReplicationMeters> bindAndDrop(SimpleMeterRegistry registry, ReplicationState state) {

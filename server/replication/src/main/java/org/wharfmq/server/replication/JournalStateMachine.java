@@ -61,6 +61,8 @@ final class JournalStateMachine extends BaseStateMachine {
     private volatile Thread failStopped;
     /** Why an entry could not be applied (the member then stops), or null. */
     private volatile RuntimeException applyFailure;
+    /** Snapshots the active member sent this one and it installed since it started; written on Ratis's updater. */
+    private final AtomicLong snapshotsInstalled = new AtomicLong();
     /** The log's cache-eviction thread, stopped before Ratis closes the log ({@link LogCacheEviction}); null at first. */
     private volatile LogCacheEviction logCacheEviction;
 
@@ -158,7 +160,14 @@ final class JournalStateMachine extends BaseStateMachine {
     /** After the leader installed a snapshot here: the sink's state becomes the snapshot's. */
     @Override
     public void reinitialize() throws IOException {
-        load(storage.loadLatestSnapshot());
+        SingleFileSnapshotInfo installed = storage.loadLatestSnapshot();
+        load(installed);
+        if (installed != null) {
+            snapshotsInstalled.incrementAndGet();
+            LOG.log(System.Logger.Level.INFO, () -> getId() + ": installed the snapshot at index "
+                    + installed.getIndex() + " the active member sent (this member's next entry was no longer in "
+                    + "that member's log)");
+        }
         if (getLifeCycleState() == LifeCycle.State.PAUSED) {
             getLifeCycle().transition(LifeCycle.State.STARTING);
             getLifeCycle().transition(LifeCycle.State.RUNNING);
@@ -358,6 +367,16 @@ final class JournalStateMachine extends BaseStateMachine {
     /** Batches applied to the sink since this state machine was made. */
     long batchesApplied() {
         return batchesApplied.get();
+    }
+
+    /** Snapshots the active member sent this member and it installed, since it started. */
+    long snapshotsInstalled() {
+        return snapshotsInstalled.get();
+    }
+
+    /** The index of this member's latest snapshot (taken, built or installed), or -1 when it has none. */
+    long snapshotIndex() {
+        return latestSnapshotIndex();
     }
 
     /** Snapshots this member built from its log while active, since it started. */

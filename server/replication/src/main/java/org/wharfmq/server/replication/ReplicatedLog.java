@@ -561,6 +561,16 @@ public final class ReplicatedLog implements AutoCloseable {
         return stateMachine.snapshotsBuilt();
     }
 
+    /** Snapshots the active member sent this member and it installed (it was behind that log) since it started. */
+    public long snapshotsInstalled() {
+        return stateMachine.snapshotsInstalled();
+    }
+
+    /** The index of this member's latest snapshot (taken, built from its log, or installed), or -1 when none. */
+    public long snapshotIndex() {
+        return stateMachine.snapshotIndex();
+    }
+
     /** The first index this member's log still holds: above 0 once a snapshot let it purge the entries before. */
     public long logStartIndex() {
         try {

@@ -99,16 +99,31 @@ public final class ReplicationConfiguration {
     public static final int UNANSWERED_AFTER_HEARTBEATS = 2;
     /**
      * Every member, the active one included, takes a snapshot once the log entries it applied since its latest hold
-     * this many bytes, and Ratis then purges its log up to it (whole segments of {@link #LOG_SEGMENT_BYTES}): so a
-     * member's Raft log holds about this much and a segment, however long it runs, and a restart applies at most
+     * this many bytes, and Ratis then purges its log up to it (whole files of {@link #LOG_FILE_BYTES}): so a
+     * member's Raft log holds about this much and a file, however long it runs, and a restart applies at most
      * this much of it again. A snapshot copies the member's journal (its live data and slack): fewer bytes here would
-     * copy the journal more often for the same traffic.
+     * copy the journal more often for the same traffic. At least {@link #LOG_FILE_BYTES} (checked by
+     * {@link ReplicationSettings}, as it depends on that setting) and at least {@link #MIN_LOG_FILE_BYTES} here.
      */
     public static final Setting<Long> SNAPSHOT_LOG_BYTES = Setting.whole("snapshotLogBytes", 256L << 20)
-            .check(n -> n != null && n >= ReplicationConfiguration.LOG_SEGMENT_BYTES, n -> "must be at least one log "
-                    + "file's bytes, as only whole log files of " + ReplicationConfiguration.LOG_SEGMENT_BYTES + " bytes "
-                    + "are purged after a snapshot: give " + ReplicationConfiguration.LOG_SEGMENT_BYTES + " or more "
-                    + "(the default is " + (256L << 20) + "), was " + n);
+            .check(n -> n != null && n >= ReplicationConfiguration.MIN_LOG_FILE_BYTES, n -> "must be at least one log "
+                    + "file's bytes, as only whole log files are purged after a snapshot: give "
+                    + ReplicationConfiguration.MIN_LOG_FILE_BYTES + " or more, and at least logFileBytes (the default "
+                    + "is " + (256L << 20) + "), was " + n);
+    /** The least {@link #LOG_FILE_BYTES}: 1 MiB, well above Ratis's own records. */
+    public static final long MIN_LOG_FILE_BYTES = 1L << 20;
+    /**
+     * The largest Raft log file (Ratis's segment); only whole closed files are purged after a snapshot, so a member's
+     * log holds up to {@link #SNAPSHOT_LOG_BYTES} and one file. 32 MiB by default ({@link #LOG_SEGMENT_BYTES}); a
+     * smaller one, with a smaller {@code snapshotLogBytes}, keeps a small queue manager's log on disk small (and
+     * makes a test's log purge after a few MiB). An entry larger than a file (up to {@link #MAX_BATCH_BYTES}) goes in
+     * a file of its own.
+     */
+    public static final Setting<Long> LOG_FILE_BYTES = Setting.whole("logFileBytes",
+                    ReplicationConfiguration.LOG_SEGMENT_BYTES)
+            .check(n -> n != null && n >= ReplicationConfiguration.MIN_LOG_FILE_BYTES && n <= 1L << 30,
+                    n -> "must be " + ReplicationConfiguration.MIN_LOG_FILE_BYTES + " to " + (1L << 30) + " bytes (the "
+                            + "default is " + ReplicationConfiguration.LOG_SEGMENT_BYTES + "), was " + n);
     /** The snapshots a member keeps (the latest two): older ones are deleted after each new one. */
     public static final int SNAPSHOTS_KEPT = 2;
     /**
@@ -196,7 +211,7 @@ public final class ReplicationConfiguration {
      * own thread), for that close to release its log directory, so that the member may be started again at once.
      */
     public static final Duration FAIL_STOP_CLOSE_WAIT = Duration.ofSeconds(30);
-    /** The largest Raft log segment file; only whole closed segments are purged after a snapshot. */
+    /** The largest Raft log segment file by default ({@link #LOG_FILE_BYTES}). */
     public static final long LOG_SEGMENT_BYTES = 32L << 20;
     /**
      * The closed Raft log segments whose entries a member keeps in its heap besides the open one, for replicas that
@@ -317,9 +332,14 @@ public final class ReplicationConfiguration {
          * snapshot every {@code snapshotEveryLogBytes}, log segments of {@link #LOG_SEGMENT_BYTES}.
          */
         public static Timings of(long electionTimeoutMillis, long snapshotEveryLogBytes) {
+            return of(electionTimeoutMillis, snapshotEveryLogBytes, LOG_SEGMENT_BYTES);
+        }
+
+        /** {@link #of(long, long)} with log segments of {@code logSegmentBytes} ({@link #LOG_FILE_BYTES}). */
+        public static Timings of(long electionTimeoutMillis, long snapshotEveryLogBytes, long logSegmentBytes) {
             return new Timings(Duration.ofMillis(electionTimeoutMillis),
                     Duration.ofMillis(Math.round(ELECTION_TIMEOUT_SPREAD * electionTimeoutMillis)),
-                    snapshotEveryLogBytes, LOG_SEGMENT_BYTES);
+                    snapshotEveryLogBytes, logSegmentBytes);
         }
 
         public Timings {

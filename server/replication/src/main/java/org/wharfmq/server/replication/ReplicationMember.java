@@ -559,7 +559,8 @@ public final class ReplicationMember implements AutoCloseable {
         return new ReplicationState(group, status.member(), status.role(), status.active(), status.term(),
                 status.committedIndex(), status.appliedIndex(), inSync, backlogBytes.get(), behind, members,
                 log.lastContactMillis(), behindBytes, replicating ? replica.journalBytes() : -1,
-                replicating ? replica.segments() : -1);
+                replicating ? replica.segments() : -1, log.snapshotIndex(), log.logStartIndex(),
+                log.snapshotsInstalled());
     }
 
     /** Stops the replicated log (and the replica journal, while a replica); the store is the caller's to close. */

@@ -29,6 +29,7 @@ import java.util.Map;
  *       dataDirectory: /srv/wharf/a
  *     - ...
  *   snapshotLogBytes: 268435456  # a snapshot, and the log purged, every this many bytes of log (the default)
+ *   logFileBytes: 33554432       # the Raft log's files (the default); only whole files are purged
  *   electionTimeoutMillis: 1000  # a replica hearing nothing from the active member for 1 to 1.5 s elects another
  *   probeActiveMember: false     # true: a replica elects at once when the silent active member's port is closed
  *   tls:
@@ -59,6 +60,13 @@ public final class ReplicationSettings {
         Membership membership = Membership.read(file, block, values.get(ReplicationConfiguration.GROUP));
         block.refuseUnknown();
         values.check();
+        long logFile = values.get(ReplicationConfiguration.LOG_FILE_BYTES);
+        long snapshotEvery = values.get(ReplicationConfiguration.SNAPSHOT_LOG_BYTES);
+        if (snapshotEvery < logFile) {
+            throw block.invalid("snapshotLogBytes", "it is " + snapshotEvery + ", below logFileBytes (" + logFile
+                    + "): only whole log files are purged after a snapshot, so give " + logFile + " or more, or a "
+                    + "smaller logFileBytes");
+        }
         if (tls == null) {
             throw block.invalid("tls", "members authenticate each other with mutual TLS: give replication.tls with "
                     + "keyStore (this member's key and certificate, PKCS#12) and trustStore (the group's CA)");
@@ -148,10 +156,13 @@ public final class ReplicationSettings {
         return "ReplicationSettings" + shown();
     }
 
-    /** The replicated log's timings: this block's electionTimeoutMillis, probeActiveMember and snapshotLogBytes. */
+    /**
+     * The replicated log's timings: this block's electionTimeoutMillis, probeActiveMember, snapshotLogBytes and
+     * logFileBytes.
+     */
     public ReplicationConfiguration.Timings timings() {
         return ReplicationConfiguration.Timings.of(values.get(ReplicationConfiguration.ELECTION_TIMEOUT_MILLIS),
-                snapshotLogBytes()).probing(values.get(ReplicationConfiguration.PROBE_ACTIVE_MEMBER));
+                snapshotLogBytes(), values.get(ReplicationConfiguration.LOG_FILE_BYTES)).probing(values.get(ReplicationConfiguration.PROBE_ACTIVE_MEMBER));
     }
 
     /** This member's credentials, read from the key and trust stores. */

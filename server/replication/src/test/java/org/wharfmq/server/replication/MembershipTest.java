@@ -40,10 +40,24 @@ class MembershipTest {
                 ReplicationSettings.SECTION.read(file).timings().snapshotEveryLogBytes());
         file.section("replication").put("snapshotLogBytes", new Settings.Value(String.valueOf(64L << 20), 4));
         assertEquals(64L << 20, ReplicationSettings.SECTION.read(file).timings().snapshotEveryLogBytes());
+        // below a log file (32 MiB by default): a snapshot could never purge one
         file.section("replication").put("snapshotLogBytes", new Settings.Value(String.valueOf(1L << 20), 4));
+        refused("Invalid value for setting 'replication.snapshotLogBytes'", file);
+        refused("it is " + (1L << 20) + ", below logFileBytes (" + ReplicationConfiguration.LOG_SEGMENT_BYTES + ")",
+                file);
+        refused("give " + ReplicationConfiguration.LOG_SEGMENT_BYTES + " or more, or a smaller logFileBytes", file);
+        // with log files of 1 MiB (a small queue manager, or a test that needs a purged log soon), taken
+        file.section("replication").put("logFileBytes", new Settings.Value(String.valueOf(1L << 20), 5));
+        ReplicationConfiguration.Timings small = ReplicationSettings.SECTION.read(file).timings();
+        assertEquals(1L << 20, small.snapshotEveryLogBytes());
+        assertEquals(1L << 20, small.logSegmentBytes());
+        // below the least either takes
+        file.section("replication").put("logFileBytes", new Settings.Value(String.valueOf(64L << 10), 5));
+        refused("Setting replication.logFileBytes must be " + ReplicationConfiguration.MIN_LOG_FILE_BYTES + " to", file);
+        file.section("replication").put("logFileBytes", new Settings.Value(String.valueOf(1L << 20), 5));
+        file.section("replication").put("snapshotLogBytes", new Settings.Value(String.valueOf(64L << 10), 4));
         refused("Setting replication.snapshotLogBytes must be at least", file);
-        refused("was " + (1L << 20) + ". (in wharf.yaml at line 4)", file);
-        refused("give " + ReplicationConfiguration.LOG_SEGMENT_BYTES + " or more", file);
+        refused("was " + (64L << 10) + ". (in wharf.yaml at line 4)", file);
     }
 
     @Test

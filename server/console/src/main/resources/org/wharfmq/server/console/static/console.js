@@ -540,7 +540,10 @@ async function refreshServer() {
         ['In sync', r.inSync + '/' + Object.keys(r.members || {}).length + (members ? ' (' + members + ')' : '')],
         ['Members', Object.entries(r.members || {}).map(([id, address]) => id + ' ' + address).join(', ')],
         ['Replication backlog', bytes(r.backlogBytes)],
-        ['Last applied', r.appliedIndex + ' (committed ' + r.committedIndex + ')']);
+        ['Last applied', r.appliedIndex + ' (committed ' + r.committedIndex + ')'],
+        ['Raft log', 'from index ' + r.logStartIndex + ', latest snapshot '
+          + (r.snapshotIndex < 0 ? 'none' : 'at ' + r.snapshotIndex)
+          + (r.snapshotsInstalled ? ', ' + r.snapshotsInstalled + ' installed from the active member' : '')]);
     }
     document.getElementById('server').replaceChildren(...rows.flatMap(([k, v]) =>
       [el('dt', { text: k }), el('dd', { text: v === null || v === undefined ? '-' : String(v) })]));
