@@ -101,6 +101,18 @@ public final class ServerMain {
      */
     static final int HANDSHAKE_TIMEOUT_MILLIS = 60_000;
 
+    /**
+     * The lines of a {@code wharf.yaml} the harness writes for a server of its own (RR-5's and OW-5's two queue
+     * managers, the replicated peer's members) with the limits this class gives the servers it configures itself:
+     * {@link #MAX_CONNECTIONS} and {@link #HANDSHAKE_TIMEOUT_MILLIS}. Without them RR-5's queue managers kept the stock
+     * 10 s handshake timeout, and at load 40 to 70 a responder's or requester's login to them was closed by it.
+     */
+    static String limitsYaml() {
+        return "maxConnections: " + MAX_CONNECTIONS + "\n"
+                + "maxConnectionsPerAddress: " + MAX_CONNECTIONS + "\n"
+                + "handshakeTimeoutMillis: " + HANDSHAKE_TIMEOUT_MILLIS + "\n";
+    }
+
     private final List<String> args;
     private final PrintStream out;
     private final CountDownLatch stopSignal = new CountDownLatch(1);
