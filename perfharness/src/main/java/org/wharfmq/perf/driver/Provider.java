@@ -40,10 +40,18 @@ public final class Provider implements AutoCloseable {
         this.password = options.password();
     }
 
+    /**
+     * The Wharf client's {@code connectTimeout} of the drivers (unless their {@code -url} gives its own): 60 s, as the
+     * perf servers' {@code handshakeTimeoutMillis}, where the client's stock 10 s ended all eight of an RR-5 requester
+     * JVM's logins at load 66 on 2 cores (docs/performance-log.md, "Session 32: handshakes under load"): a driver JVM
+     * that has just started spends most of a second of CPU on its first logins, at that load more than 10 s.
+     */
+    public static final int CONNECT_TIMEOUT_MILLIS = 60_000;
+
     /** The provider the options name. */
     public static Provider open(PerfOptions options) throws NamingException, IOException {
         if (!options.usesJndi()) {
-            return new Provider(new WharfConnectionFactory(options.brokerUrl()), null, options);
+            return new Provider(new WharfConnectionFactory(withConnectTimeout(options.brokerUrl())), null, options);
         }
         Hashtable<Object, Object> env = new Hashtable<>();
         if (!options.jndiPropertiesFile().isEmpty()) {
@@ -66,6 +74,15 @@ public final class Provider implements AutoCloseable {
                     + cf.getClass().getName() + ", not a javax.jms.ConnectionFactory");
         }
         return new Provider(factory, context, options);
+    }
+
+    /** {@code url} with the option {@code connectTimeout=}{@value #CONNECT_TIMEOUT_MILLIS}, unless it names its own. */
+    public static String withConnectTimeout(String url) {
+        int query = url.indexOf('?');
+        if (query >= 0 && ("&" + url.substring(query + 1)).contains("&connectTimeout=")) {
+            return url;
+        }
+        return url + (query < 0 ? "?" : "&") + "connectTimeout=" + CONNECT_TIMEOUT_MILLIS;
     }
 
     /** A connection as {@code -us}/{@code -pw} say (JMSPerfHarness's options), anonymous without {@code -us}. */

@@ -1,6 +1,7 @@
 package org.wharfmq.perf.workload;
 
 import org.wharfmq.jms.WharfConnectionFactory;
+import org.wharfmq.perf.driver.Provider;
 
 import javax.jms.Connection;
 import javax.jms.JMSException;
@@ -74,7 +75,7 @@ final class ChannelProbe {
     }
 
     private static Connection connect(String url, String user, String password) throws JMSException {
-        WharfConnectionFactory factory = new WharfConnectionFactory(url);
+        WharfConnectionFactory factory = new WharfConnectionFactory(Provider.withConnectTimeout(url));
         return user == null ? factory.createConnection() : factory.createConnection(user, password);
     }
 }

@@ -161,8 +161,7 @@ record QueueManagerPair(Path qm1Config, Path qm2Config, int qm1Port, int qm2Port
                 .append("host: 127.0.0.1\n")
                 .append("port: ").append(port).append('\n')
                 .append("inVmName: wharf-perf-").append(ProcessHandle.current().pid()).append('-').append(name).append('\n')
-                .append("maxConnections: ").append(ServerMain.MAX_CONNECTIONS).append('\n')
-                .append("maxConnectionsPerAddress: ").append(ServerMain.MAX_CONNECTIONS).append('\n')
+                .append(ServerMain.limitsYaml())
                 .append("security:\n  file: ").append(security).append('\n')
                 .append("ioThreads: ").append(IO_THREADS).append('\n');
         if (tls != null) {

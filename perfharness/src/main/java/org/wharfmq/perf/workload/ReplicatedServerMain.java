@@ -197,8 +197,7 @@ public final class ReplicatedServerMain {
                     + "host: 127.0.0.1\n"
                     + "port: " + ports[IDS.length + i] + "\n"
                     + "maxMessageLength: 1048576\n"
-                    + "maxConnections: " + ServerMain.MAX_CONNECTIONS + "\n"
-                    + "maxConnectionsPerAddress: " + ServerMain.MAX_CONNECTIONS + "\n"
+                    + ServerMain.limitsYaml()
                     + block
                     + "  tls:\n"
                     + "    keyStore: " + keyStore + "\n"

@@ -3,6 +3,7 @@ package org.wharfmq.perf.workload;
 import org.wharfmq.flow.runtime.FlowStatistics;
 import org.wharfmq.perf.driver.Driver;
 import org.wharfmq.perf.driver.DriverResult;
+import org.wharfmq.perf.driver.Provider;
 import org.wharfmq.perf.flow.BenchmarkDatabase;
 import org.wharfmq.perf.flow.BenchmarkFlow;
 import org.wharfmq.perf.flow.FileFlow;
@@ -97,9 +98,21 @@ public final class ServerMain {
      * The perf server's {@code handshakeTimeoutMillis}: 60 s, where the stock 10 s closed a rated requester whose
      * handshake (accept to HELLO_OK) a machine at load 50 to 60 took longer over, while hundreds of others connected
      * and the JITs compiled. The stock limit is a defence against clients that connect and stay silent; the harness's
-     * clients are its own.
+     * clients are its own, and wait for their logins as long ({@link Provider#CONNECT_TIMEOUT_MILLIS}).
      */
-    static final int HANDSHAKE_TIMEOUT_MILLIS = 60_000;
+    static final int HANDSHAKE_TIMEOUT_MILLIS = Provider.CONNECT_TIMEOUT_MILLIS;
+
+    /**
+     * The lines of a {@code wharf.yaml} the harness writes for a server of its own (RR-5's and OW-5's two queue
+     * managers, the replicated peer's members) with the limits this class gives the servers it configures itself:
+     * {@link #MAX_CONNECTIONS} and {@link #HANDSHAKE_TIMEOUT_MILLIS}. Without them RR-5's queue managers kept the stock
+     * 10 s handshake timeout, and at load 40 to 70 a responder's or requester's login to them was closed by it.
+     */
+    static String limitsYaml() {
+        return "maxConnections: " + MAX_CONNECTIONS + "\n"
+                + "maxConnectionsPerAddress: " + MAX_CONNECTIONS + "\n"
+                + "handshakeTimeoutMillis: " + HANDSHAKE_TIMEOUT_MILLIS + "\n";
+    }
 
     private final List<String> args;
     private final PrintStream out;

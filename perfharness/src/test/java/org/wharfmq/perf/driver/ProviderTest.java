@@ -53,4 +53,18 @@ class ProviderTest {
             assertThrows(JMSSecurityException.class, anonymous::connect, "without -us: anonymous, which this server refuses");
         }
     }
+
+    /**
+     * The drivers wait for their logins as long as the perf servers do (60 s, not the client's stock 10 s, which ended
+     * an RR-5 requester JVM's logins at load 66), unless -url says otherwise; the URL's other options stay.
+     */
+    @Test
+    void theDriversConnectTimeoutIsThePerfServersHandshakeTimeoutUnlessTheUrlGivesOne() {
+        assertEquals("tcp://127.0.0.1:7414?connectTimeout=60000", Provider.withConnectTimeout("tcp://127.0.0.1:7414"));
+        assertEquals("ssl://h:7415,ssl://g:7415?trustStore=/t.p12&connectTimeout=60000",
+                Provider.withConnectTimeout("ssl://h:7415,ssl://g:7415?trustStore=/t.p12"));
+        assertEquals("tcp://h:7414?prefetch=5&connectTimeout=2000",
+                Provider.withConnectTimeout("tcp://h:7414?prefetch=5&connectTimeout=2000"));
+        assertEquals("tcp://h:7414?connectTimeout=2000", Provider.withConnectTimeout("tcp://h:7414?connectTimeout=2000"));
+    }
 }

@@ -50,6 +50,13 @@ public enum ErrorCode {
      */
     TOO_MANY_CONNECTIONS(21),
     /**
+     * The connection did not complete its handshake (accept to HELLO_OK, TLS and authentication included) within the
+     * server's handshake timeout (setting handshakeTimeoutMillis); sent with request id 0 to a client that has sent its
+     * HELLO but not finished authenticating, then the connection is closed (a peer without a HELLO is closed silently). The message names the limit, the setting, what the server was still waiting for and the
+     * fix. A client may connect again (nothing was refused); an older client reads it as {@link #INTERNAL_ERROR}.
+     */
+    HANDSHAKE_TIMEOUT(22),
+    /**
      * An administrator ended the connection ({@code wharf admin end connection}); sent with request id 0, then the
      * connection closes. Unlike a lost connection or a server stopping, the client does not reconnect: it reports the
      * message, which says who ended it, to the ExceptionListener.

@@ -86,17 +86,37 @@ final class HandshakeHandler extends ChannelInboundHandlerAdapter {
         deadline.cancel(false);
     }
 
+    /**
+     * The deadline: the connection is closed. A client that has said HELLO is first told which limit closed it and
+     * what the server was still waiting for (on a starved machine it otherwise sees only a closed or reset connection);
+     * a peer that has not (its TLS handshake unfinished, its HELLO incomplete) is not known to speak Wharf and gets
+     * nothing, as before.
+     */
     private void timeout(ChannelHandlerContext ctx) {
-        if (step != Step.ANSWERING && ctx.channel().isActive()) {
-            LOG.log(System.Logger.Level.INFO, "Closing connection from " + ctx.channel().remoteAddress()
-                    + ": the handshake did not complete within " + context.config().handshakeTimeoutMillis()
-                    + " ms (setting handshakeTimeoutMillis; " + switch (step) {
-                        case HELLO -> "no complete HELLO";
-                        case VERIFYING -> "the login module did not answer for user '" + user + "'";
-                        default -> "stopped before authenticating";
-                    } + ")");
-            ctx.close();
+        if (step == Step.ANSWERING || !ctx.channel().isActive()) {
+            return;
         }
+        String waitingFor = switch (step) {
+            case HELLO -> TlsPeer.isHandshaking(ctx.channel()) ? "the TLS handshake had not completed"
+                    : "no complete HELLO had arrived";
+            case AUTH -> "the client had not sent its AUTH after the server's AUTH_MECHANISMS";
+            case SCRAM_RESPONSE -> "the client had not sent its SCRAM proof (AUTH_RESPONSE) for user '" + user + "'";
+            case VERIFYING -> "the login module had not answered for user '" + user + "'";
+            case ANSWERING -> throw new IllegalStateException("an answer is decided");
+        };
+        String limit = "within " + context.config().handshakeTimeoutMillis() + " ms of the accept (setting"
+                + " handshakeTimeoutMillis of queue manager " + context.config().name() + ")";
+        LOG.log(System.Logger.Level.INFO, "Closing connection from " + ctx.channel().remoteAddress()
+                + ": the handshake did not complete " + limit + "; " + waitingFor);
+        if (step == Step.HELLO) {
+            ctx.close();
+            return;
+        }
+        ProtocolFailures.closeWith(ctx, ErrorCode.HANDSHAKE_TIMEOUT, "The handshake did not complete " + limit + ": "
+                + waitingFor + (step == Step.VERIFYING ? ". Check the login module (its directory server may be slow"
+                + " or unreachable)" : ". A client on a busy machine can take that long (a JVM that has just started"
+                + " computes its first SCRAM proof, thousands of PBKDF2 iterations, slowly): connect again, or raise"
+                + " handshakeTimeoutMillis in the server's configuration") + ". The connection is closed.");
     }
 
     @Override
@@ -276,7 +296,7 @@ final class HandshakeHandler extends ChannelInboundHandlerAdapter {
         step = Step.VERIFYING;
         logins.authenticator().verifyPlain(user, password).whenComplete((identity, error) -> ctx.executor().execute(() -> {
             java.util.Arrays.fill(password, '\0');
-            if (!ctx.channel().isActive()) {
+            if (!ctx.channel().isActive() || ProtocolFailures.isClosing(ctx)) { // closed, or being closed by the deadline
                 return;
             }
             if (error != null) {

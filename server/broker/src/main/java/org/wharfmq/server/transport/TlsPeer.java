@@ -24,6 +24,12 @@ public final class TlsPeer {
         return channel.pipeline().get(SslHandler.class) != null;
     }
 
+    /** Whether the connection came through a TLS listener and its TLS handshake has not completed yet. */
+    static boolean isHandshaking(Channel channel) {
+        SslHandler ssl = channel.pipeline().get(SslHandler.class);
+        return ssl != null && !ssl.handshakeFuture().isSuccess();
+    }
+
     /**
      * The client's certificate, verified against the listener's trusted CAs: present only on a TLS connection whose
      * client sent a certificate (tls.clientAuth optional or required) that the server trusts.

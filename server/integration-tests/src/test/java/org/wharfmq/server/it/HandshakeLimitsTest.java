@@ -16,6 +16,7 @@ import org.wharfmq.server.TestUsers;
 
 import javax.jms.BytesMessage;
 import javax.jms.Connection;
+import javax.jms.JMSException;
 import javax.jms.MessageConsumer;
 import javax.jms.Queue;
 import javax.jms.Session;
@@ -23,6 +24,7 @@ import java.io.ByteArrayOutputStream;
 import java.nio.ByteBuffer;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
@@ -33,6 +35,7 @@ import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
@@ -122,8 +125,42 @@ class HandshakeLimitsTest {
             client.send(new Frame.Auth(Mechanisms.SCRAM_SHA_256,
                     new ScramClient(LONG_USER, TestUsers.password(LONG_USER).toCharArray()).clientFirst()));
             assertInstanceOf(Frame.AuthChallenge.class, client.nextFrame());
-            assertNull(client.nextFrame(), "closed without HELLO_OK");
+            Frame.Error error = client.expectErrorAndClose(ErrorCode.HANDSHAKE_TIMEOUT);
             assertClosedAtTheDeadline(start);
+            assertEquals("The handshake did not complete within " + DEADLINE_MS + " ms of the accept (setting"
+                    + " handshakeTimeoutMillis of queue manager " + WHARF.server().config().name() + "): the client"
+                    + " had not sent its SCRAM proof (AUTH_RESPONSE) for user '" + LONG_USER + "'. A client on a busy"
+                    + " machine can take that long (a JVM that has just started computes its first SCRAM proof,"
+                    + " thousands of PBKDF2 iterations, slowly): connect again, or raise handshakeTimeoutMillis in the"
+                    + " server's configuration. The connection is closed.", error.message());
+        }
+    }
+
+    /**
+     * What RR-5's responders met at load 40 to 70 (session 31): the JMS client's login outlasts the server's deadline
+     * (here its replies are held by a proxy until the server has closed the connection). It is told which setting
+     * closed it, not only that the connection was closed or reset.
+     */
+    @Test
+    void aJmsClientWhoseLoginOutlastsTheDeadlineIsToldWhichSettingClosedIt() throws Exception {
+        ExecutorService connecting = Executors.newSingleThreadExecutor();
+        try (TcpProxy proxy = TcpProxy.start(WHARF.server().tcpPort())) {
+            proxy.holdReplies(); // the server's AUTH_MECHANISMS does not reach the client, whose login stands still
+            WharfConnectionFactory factory = new WharfConnectionFactory(proxy.url());
+            factory.setOption("connectTimeout", "60000"); // the client's own limit is not the one met
+            awaitNetworkConnections(0); // the earlier tests' connections are gone
+            Future<Connection> login = connecting.submit(() -> WHARF.track(
+                    factory.createConnection(LONG_USER, TestUsers.password(LONG_USER))));
+            awaitNetworkConnections(1);
+            awaitNetworkConnections(0); // closed by the server's deadline
+            proxy.releaseReplies();
+            ExecutionException failed = assertThrows(ExecutionException.class, login::get);
+            JMSException refused = assertInstanceOf(JMSException.class, failed.getCause());
+            assertEquals("HANDSHAKE_TIMEOUT", refused.getErrorCode(), refused::getMessage);
+            assertTrue(refused.getMessage().startsWith("The handshake did not complete within " + DEADLINE_MS
+                    + " ms of the accept (setting handshakeTimeoutMillis of queue manager "), refused.getMessage());
+        } finally {
+            connecting.shutdownNow();
         }
     }
 
@@ -148,6 +185,16 @@ class HandshakeLimitsTest {
             assertEquals(new Frame.Ok(2), client.nextFrame());
         }
         assertEquals(1, WHARF.depth(queue));
+    }
+
+    /** Waits for the server's count of network connections (accepted, not yet closed) to be {@code expected}. */
+    private static void awaitNetworkConnections(int expected) {
+        long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(CLOSED_WITHIN_MS);
+        while (WHARF.server().networkConnections() != expected) {
+            assertTrue(System.nanoTime() < deadline, () -> "the server counts " + WHARF.server().networkConnections()
+                    + " network connections, not " + expected + " (within " + CLOSED_WITHIN_MS + " ms)");
+            LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(5));
+        }
     }
 
     private static void assertClosedAtTheDeadline(long startNanos) {
