@@ -1,6 +1,7 @@
 package org.wharfmq.protocol.frame;
 
 import io.netty.buffer.ByteBuf;
+import org.wharfmq.protocol.message.BodyType;
 import org.wharfmq.protocol.message.TransmissionHeader;
 import org.wharfmq.protocol.message.WireDestination;
 
@@ -897,6 +898,31 @@ public sealed interface Frame {
             long deliveryId = in.readLong();
             int deliveryCount = in.readInt();
             return new Deliver(consumerId, deliveryId, deliveryCount, in.readSlice(in.readableBytes()).retain());
+        }
+
+        /** Bytes of a DELIVER frame before its message: the type byte, consumer id, delivery id and count. */
+        private static final int MESSAGE_OFFSET = 1 + 4 + 8 + 4;
+
+        /**
+         * The frame of {@code length} bytes (type byte and payload) at {@code start} of {@code in} when it is a DELIVER
+         * of a BytesMessage, its message copied into an array of its own ({@link FrameArray}) that its body can stay in
+         * once decoded; else null. {@code in} is left as it was.
+         *
+         * <p>Why: a message sliced from a client's read buffer holds that buffer (a count on it, taken by the reading
+         * thread and given back by the consuming one) until it is decoded, and the decoding copies the body out again.
+         * A consumer that falls behind its link's reads keeps every read buffer it has messages in from being reused:
+         * the link moved on to a fresh 64 KiB pooled buffer each time (docs/performance-log.md, session 32). A copy of
+         * its own is the one copy of the message, held by nothing else, and which stays readable for as long as the
+         * application keeps the message (after its acknowledgement and the close of its session or connection, as JMS
+         * allows), with no buffer to give back.
+         */
+        public static Deliver readIntoOwnArray(ByteBuf in, int start, int length) {
+            if (length <= MESSAGE_OFFSET || in.getByte(start) != FrameType.DELIVER.code()
+                    || in.getByte(start + MESSAGE_OFFSET) != BodyType.BYTES.code()) {
+                return null;
+            }
+            return new Deliver(in.getInt(start + 1), in.getLong(start + 5), in.getInt(start + 13),
+                    FrameArray.copyOf(in, start + MESSAGE_OFFSET, length - MESSAGE_OFFSET));
         }
     }
 

@@ -223,24 +223,37 @@ public final class TopicManager {
         List<Subscription> matching = new ArrayList<>();
         (temporary ? temporarySubscriptions : tree).match(topic, matching);
         boolean waits = false;
+        int wanted = 0;
         for (int i = 0; i < matching.size(); i++) {
             Subscription s = matching.get(i);
             if (s.excludes(connection, publisherClientId) || !s.selector().matches(publication)) {
                 matching.set(i, null);
             } else {
                 waits |= s.queue().backlogged();
+                wanted++;
             }
         }
         // one copy for every subscription, rather than one per subscription its queue would make as it waits
         ByteBuf bytes = waits && CompactionArena.pinsMoreThanItself(content) ? arena.copy(content) : content;
+        // a reference for every copy taken in one step, not one atomic add per copy (with 100 subscribers that was an
+        // eighth of the publishing loop's samples, docs/performance-log.md, session 32); each copy is a plain
+        // duplicate() that counts on the bytes and gives back its own reference when it is released
+        if (wanted > 0) {
+            bytes.retain(wanted);
+        }
+        int made = 0;
         try {
             for (int i = 0; i < matching.size(); i++) {
                 Subscription s = matching.get(i);
                 if (s != null) {
+                    made++;
                     reserveCopy(publication, s, bytes, waits);
                 }
             }
         } finally {
+            if (made < wanted) {
+                bytes.release(wanted - made); // refused part-way: the references of the copies never made
+            }
             if (bytes != content) {
                 bytes.release(); // the copies hold their own references
             }
@@ -261,11 +274,11 @@ public final class TopicManager {
      */
     private void reserveCopy(Publication publication, Subscription s, ByteBuf bytes, boolean rightSized) {
         MessageHeaders headers = publication.headers();
-        // duplicate().retain(), not retainedDuplicate(): the same reference (Netty's contract), but no pooled duplicate
-        // with a count of its own, taken from this loop's recycler and handed back to it by the loop that acknowledges
-        // the copy (taking and giving back were a fifth of the event loops' samples in PS-N 100,
-        // docs/performance-log.md, session 30); the copies count on the publication's bytes instead
-        QueuedMessage copy = new QueuedMessage(s.queue(), bytes.duplicate().retain(), headers,
+        // a plain duplicate() with one of the references route took, not retainedDuplicate(): the same reference
+        // (Netty's contract), but no pooled duplicate with a count of its own, taken from this loop's recycler and
+        // handed back to it by the loop that acknowledges the copy (taking and giving back were a fifth of the event
+        // loops' samples in PS-N 100, docs/performance-log.md, session 30); the copies count on the publication's bytes
+        QueuedMessage copy = new QueuedMessage(s.queue(), bytes.duplicate(), headers,
                 publication.decodedProperties(), rightSized);
         LocalQueue.Admission admission;
         try {

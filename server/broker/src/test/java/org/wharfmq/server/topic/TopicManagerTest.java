@@ -2,6 +2,7 @@ package org.wharfmq.server.topic;
 
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufAllocator;
+import io.netty.buffer.Unpooled;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.wharfmq.protocol.frame.ErrorCode;
@@ -182,6 +183,39 @@ class TopicManagerTest {
     }
 
     @Test
+    void everyCopyHoldsOneReferenceToThePublicationsBytesAndARefusalLeavesNone() {
+        start(ServerConfig.builder().maxQueueDepth(1).build());
+        Subscription roomy = subscribe("slow/#", null, false, CONNECTION_A);
+        Subscription full = durable("slow", "c1", false);
+        Subscription exact = subscribe("slow/x", null, false, CONNECTION_A);
+        ByteBuf content = rightSized(message("slow/x", "first", 0));
+        topics.publish(topics.route(content, MessageHeaders.read(content), CONNECTION_B, null, arena), timer);
+        assertEquals(4, content.refCnt(), "the sender's reference and one for each of the three copies");
+        content.release();
+        List<QueuedMessage> copies = new ArrayList<>();
+        for (Subscription s : List.of(roomy, full, exact)) {
+            copies.addAll(s.queue().takeWaiting(Selector.ALL_MATCH, 1));
+        }
+        assertEquals(3, copies.size());
+        for (int i = 0; i < 3; i++) {
+            assertEquals(3 - i, copies.get(i).content().refCnt(), "the copies left");
+            copies.get(i).queue().acknowledge(copies.get(i));
+        }
+        assertEquals(0, content.refCnt(), "freed with the last copy");
+
+        publish("slow/x", "fills the durable one", 0, CONNECTION_B);
+        roomy.queue().takeWaiting(Selector.ALL_MATCH, 1).forEach(roomy.queue()::acknowledge);
+        exact.queue().takeWaiting(Selector.ALL_MATCH, 1).forEach(exact.queue()::acknowledge);
+        WireMessage persistent = message("slow/x", "refused", 0);
+        persistent.persistent = true;
+        ByteBuf refused = rightSized(persistent); // not copied for the durable one's backlog: its own bytes are counted
+        assertThrows(WharfException.class,
+                () -> topics.route(refused, MessageHeaders.read(refused), CONNECTION_B, null, arena));
+        assertEquals(1, refused.refCnt(), "refused part-way: only the sender's reference is left");
+        refused.release();
+    }
+
+    @Test
     void aNewSubscriptionGetsTheRetainedPublicationsItMatchesFirst() {
         start(ServerConfig.defaults());
         WireMessage old = message("status/a", "old", 0);
@@ -221,6 +255,16 @@ class TopicManagerTest {
         m.destination = WireDestination.topic(topic);
         m.properties.put("bid", bid);
         return m;
+    }
+
+    /** The message encoded in a buffer of its own length, which a waiting copy keeps as it is (no compaction). */
+    private static ByteBuf rightSized(WireMessage m) {
+        ByteBuf encoded = TestMessages.encode(m);
+        try {
+            return Unpooled.copiedBuffer(encoded);
+        } finally {
+            encoded.release();
+        }
     }
 
     private void publish(String topic, String body, double bid, Object connection) {

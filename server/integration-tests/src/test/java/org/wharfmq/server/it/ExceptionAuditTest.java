@@ -27,6 +27,10 @@ import javax.jms.Session;
 import javax.jms.StreamMessage;
 import javax.jms.TextMessage;
 
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 
@@ -112,6 +116,39 @@ class ExceptionAuditTest {
         Message received = Receive.next(session.createConsumer(queue));
         session.close();
         assertThrows(IllegalStateException.class, received::acknowledge);
+    }
+
+    @Test
+    void aReceivedBytesMessageStaysReadableAfterItsAcknowledgementAndTheCloseOfItsConnection() throws Exception {
+        // JMS: "It is valid to continue to use message objects created or received via the connection" after its
+        // close; over TCP a BytesMessage's body stays in the array its delivery was copied into
+        Connection connection = WHARF.connect(Transport.TCP);
+        connection.start();
+        Session session = connection.createSession(false, Session.AUTO_ACKNOWLEDGE);
+        Queue queue = session.createQueue(WHARF.queueName("bytes-after-close"));
+        MessageProducer producer = session.createProducer(queue);
+        for (int i = 0; i < 200; i++) { // more than a read buffer's worth, so the link reads on past the first
+            BytesMessage m = session.createBytesMessage();
+            byte[] body = new byte[2048];
+            Arrays.fill(body, (byte) i);
+            m.writeBytes(body);
+            producer.send(m);
+        }
+        MessageConsumer consumer = session.createConsumer(queue);
+        List<BytesMessage> received = new ArrayList<>();
+        for (int i = 0; i < 200; i++) {
+            received.add((BytesMessage) Receive.next(consumer));
+        }
+        connection.close();
+        for (int i = 0; i < 200; i++) {
+            BytesMessage m = received.get(i);
+            assertEquals(2048, m.getBodyLength());
+            byte[] body = new byte[2048];
+            assertEquals(2048, m.readBytes(body));
+            for (byte b : body) {
+                assertEquals((byte) i, b, "message " + i);
+            }
+        }
     }
 
     @Test

@@ -634,12 +634,21 @@ final class SocketLink implements FrameLink {
 
     /**
      * Decodes the frame of {@code length} bytes at {@code start} straight from {@code in}, its writer index held at
-     * the frame's end meanwhile, and leaves the reader index after it: no slice per frame. A DELIVER keeps a retained
-     * slice of {@code in}, so {@code in} is never compacted while one is alive ({@link #makeRoom}).
+     * the frame's end meanwhile, and leaves the reader index after it: no slice per frame. A DELIVER of a BytesMessage
+     * read into the shared read buffer takes a copy of its message, which its body then stays in
+     * ({@link Frame.Deliver#readIntoOwnArray}); any other keeps a retained slice of {@code in}, so {@code in} is never
+     * compacted while one is alive ({@link #makeRoom}). A large frame has a buffer of its own already
+     * ({@link #largeFrameBuffer}): it is not copied again.
      */
     private static Frame decodeInPlace(ByteBuf in, int start, int length) {
-        int written = in.writerIndex();
         int end = start + length;
+        Frame.Deliver copied = length < LargeFrameBuffers.LARGE_FRAME_BYTES - 4
+                ? Frame.Deliver.readIntoOwnArray(in, start, length) : null;
+        if (copied != null) {
+            in.readerIndex(end);
+            return copied;
+        }
+        int written = in.writerIndex();
         in.writerIndex(end).readerIndex(start);
         try {
             return FrameDecoder.decodeFrame(in);

@@ -7,9 +7,11 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.wharfmq.client.core.ClientConfiguration;
 import org.wharfmq.protocol.frame.Frame;
+import org.wharfmq.protocol.frame.FrameArray;
 import org.wharfmq.protocol.frame.FrameDecoder;
 import org.wharfmq.protocol.frame.FrameEncoder;
 import org.wharfmq.protocol.frame.MalformedFrameException;
+import org.wharfmq.protocol.message.BodyType;
 
 import java.io.DataInputStream;
 import java.io.IOException;
@@ -28,6 +30,7 @@ import java.util.concurrent.atomic.AtomicInteger;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertNull;
@@ -82,14 +85,75 @@ class SocketLinkTest {
             assertEquals(sizes.get(i), d.message().readableBytes(), "frame " + i);
         }
         for (Frame f : listener.held) { // every body checked only now, after all the later reads
+            checkPattern((Frame.Deliver) f);
+        }
+    }
+
+    @Test
+    void messagesHeldWhileOthersAreReleasedStayIntactAsTheLinkReadsOnPastThem() throws Exception {
+        // 2,000 frames of 3,000 bytes, about 21 to a read buffer: every 50th message is held to the end, the others
+        // released as they arrive, so the link compacts or moves on from its buffers while some messages in them are
+        // held (and copies those whose first byte says BytesMessage): no held body may be written over
+        int frames = 2000;
+        listener.onFrame = f -> {
             Frame.Deliver d = (Frame.Deliver) f;
-            ByteBuf body = d.message();
-            for (int b = 0; b < body.readableBytes(); b++) {
-                if (body.getByte(body.readerIndex() + b) != pattern(d.consumerId(), b)) {
-                    throw new AssertionError("frame " + d.consumerId() + " byte " + b + " was overwritten");
+            if (d.consumerId() % 50 != 0) {
+                checkPattern(d);
+                d.message().release();
+            }
+        };
+        ByteBuf wire = Unpooled.buffer();
+        for (int i = 0; i < frames; i++) {
+            ByteBuf body = Unpooled.buffer(3000);
+            for (int b = 0; b < 3000; b++) {
+                body.writeByte(pattern(i, b));
+            }
+            FrameEncoder.writeHeader(new Frame.Deliver(i, i, 1, body), wire);
+            wire.writeBytes(body);
+        }
+        peer.getOutputStream().write(wire.array(), wire.arrayOffset(), wire.readableBytes());
+        peer.getOutputStream().flush();
+        for (int i = 0; i < frames; i++) {
+            assertEquals(i, ((Frame.Deliver) listener.next()).consumerId());
+        }
+        synchronized (listener.held) {
+            for (Frame f : listener.held) {
+                Frame.Deliver d = (Frame.Deliver) f;
+                if (d.consumerId() % 50 == 0) {
+                    checkPattern(d);
                 }
             }
         }
+    }
+
+    private static void checkPattern(Frame.Deliver d) {
+        ByteBuf body = d.message();
+        for (int b = 0; b < body.readableBytes(); b++) {
+            if (body.getByte(body.readerIndex() + b) != pattern(d.consumerId(), b)) {
+                throw new AssertionError("frame " + d.consumerId() + " byte " + b + " was overwritten");
+            }
+        }
+    }
+
+    @Test
+    void aBytesMessageDeliveryIsCopiedIntoAnArrayOfItsOwnAndAnyOtherIsASliceOfTheReadBuffer() throws Exception {
+        ByteBuf bytesMessage = Unpooled.buffer().writeByte(BodyType.BYTES.code()).writeBytes(new byte[]{7, 8, 9});
+        ByteBuf textMessage = Unpooled.buffer().writeByte(BodyType.TEXT.code()).writeBytes(new byte[]{7, 8, 9});
+        ByteBuf wire = Unpooled.buffer();
+        for (Frame.Deliver d : List.of(new Frame.Deliver(1, 10, 1, bytesMessage), new Frame.Deliver(2, 11, 3, textMessage))) {
+            FrameEncoder.writeHeader(d, wire);
+            wire.writeBytes(d.message(), d.message().readerIndex(), d.message().readableBytes());
+        }
+        peer.getOutputStream().write(wire.array(), wire.arrayOffset(), wire.readableBytes());
+        Frame.Deliver bytes = assertInstanceOf(Frame.Deliver.class, listener.next());
+        assertEquals(List.of(1, 10L, 1), List.of(bytes.consumerId(), bytes.deliveryId(), bytes.deliveryCount()));
+        assertTrue(FrameArray.holds(bytes.message()), "its own array, which its body can stay in");
+        assertEquals(bytesMessage, bytes.message());
+        assertEquals(1, bytes.message().refCnt(), "held by nothing but the frame");
+        Frame.Deliver text = assertInstanceOf(Frame.Deliver.class, listener.next());
+        assertEquals(List.of(2, 11L, 3), List.of(text.consumerId(), text.deliveryId(), text.deliveryCount()));
+        assertFalse(FrameArray.holds(text.message()), "decoded from the read buffer, not copied first");
+        assertEquals(textMessage, text.message());
     }
 
     @Test
