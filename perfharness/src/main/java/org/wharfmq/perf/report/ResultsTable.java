@@ -39,6 +39,9 @@ public final class ResultsTable {
          */
         static Cell ofStep(StepResult s) {
             double rate = s.meanRate() < LOW_RATE ? s.meanRate() : s.medianRate();
+            if (Double.isNaN(rate)) { // nothing counted (OW-5's consumers, none of whose producers connected): no "NaN" cell
+                return new Cell(0, "none counted", s.cpuMicrosPerOp(), s.latencyMicros().p50(), s.passed(), s.unavailable());
+            }
             return new Cell(rate, rateText(rate), s.cpuMicrosPerOp(), s.latencyMicros().p50(), s.passed(), s.unavailable());
         }
 

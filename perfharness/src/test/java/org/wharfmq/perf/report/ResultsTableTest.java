@@ -56,6 +56,12 @@ class ResultsTableTest {
         assertEquals(0.69, line.cells().get("Wharf").value(), 1e-9, "the mean is what the ratio reads too");
         assertEquals("14,568", ResultsTable.line("F-PARSE 4 KB", null, null, List.of(fast)).cells().get("Wharf").text(),
                 "from 10 a second the median, in whole numbers");
+        // session 32's quick OW-5: every producer refused at its handshake, the consumers counted no second at all
+        StepResult none = new StepResult("OW-5", "Wharf", 2048, 8, 8, Double.NaN, Double.NaN, Double.NaN, Double.NaN, Double.NaN,
+                Double.NaN, LatencySummary.NONE, false, null, List.of("send-Sender-1 failed"));
+        ResultsTable.Cell cell = ResultsTable.line("OW-5 2 KB", null, null, List.of(none)).cells().get("Wharf");
+        assertEquals("none counted (check FAILED)", cell.text());
+        assertEquals(0, cell.value());
     }
 
     @Test
