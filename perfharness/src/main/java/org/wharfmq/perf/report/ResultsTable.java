@@ -39,6 +39,9 @@ public final class ResultsTable {
          */
         static Cell ofStep(StepResult s) {
             double rate = s.meanRate() < LOW_RATE ? s.meanRate() : s.medianRate();
+            if (Double.isNaN(rate)) { // nothing counted (OW-5's consumers, none of whose producers connected): no "NaN" cell
+                return new Cell(0, "none counted", s.cpuMicrosPerOp(), s.latencyMicros().p50(), s.passed(), s.unavailable());
+            }
             return new Cell(rate, rateText(rate), s.cpuMicrosPerOp(), s.latencyMicros().p50(), s.passed(), s.unavailable());
         }
 
@@ -226,11 +229,16 @@ public final class ResultsTable {
                 + " seed's row (its own hardware) |\n|---|");
         columns.forEach(c -> md.append("---:|"));
         md.append("---:|---:|---:|---|---|\n");
+        Map<String, Integer> whyNot = new LinkedHashMap<>(); // each peer's reason for an n/a cell, numbered as first met
         for (Line l : lines) {
             md.append("| ").append(l.slug() == null ? l.label() : "[" + l.label() + "](" + l.slug() + "/report.md)").append(" |");
             for (String c : columns) {
                 Cell cell = l.cells().get(c);
-                md.append(' ').append(cell == null ? "-" : cell.text()).append(" |");
+                String text = cell == null ? "-" : cell.text();
+                if (cell != null && cell.unavailable() != null) {
+                    text += " (" + whyNot.computeIfAbsent(cell.unavailable(), k -> whyNot.size() + 1) + ")";
+                }
+                md.append(' ').append(text).append(" |");
             }
             double r = l.ratio();
             Cell w = l.cells().get("Wharf");
@@ -246,10 +254,15 @@ public final class ResultsTable {
             md.append(" |");
             md.append(' ').append(l.seedRow() == null ? "-" : l.seedRow()).append(" |\n");
         }
+        if (!whyNot.isEmpty()) {
+            md.append('\n');
+        }
+        whyNot.forEach((why, n) -> md.append("n/a (").append(n).append("): ").append(why.replace("|", "/")).append("  \n"));
         md.append("\nRates are medians of the per-second rates after the warm-up (below 10 a second, shown with two decimals, ")
                 .append("their mean: a median of whole per-second counts would be 0, 1 or 2): round trips/s for RR-*, deliveries/s at ")
                 .append("the subscribers for PS-*, flow invocations/s for F-*. \"-\": the peer does not run that workload ")
-                .append("(in-VM clients or a message flow). RR-RATED: the clients served, the largest step whose median ")
+                .append("(in-VM clients, a message flow, or RR-5b's temporary reply queues, which no peer's bridge carries); \"n/a (N)\": ")
+                .append("the peer ran no step, for the reason N under the table. RR-RATED: the clients served, the largest step whose median ")
                 .append("response stayed within 1 s, and what stopped the stepping after it. Memory: live heap per idle ")
                 .append("connection or defined queue (the resident set's growth beside it), and the best peer's over Wharf's ")
                 .append("as the ratio, so that above 1 is Wharf ahead on every line. A flow's plain loop does its work, or what ")

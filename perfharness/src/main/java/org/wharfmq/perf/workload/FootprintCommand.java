@@ -138,7 +138,7 @@ public final class FootprintCommand {
             throw new OptionException("footprint: " + e.getMessage());
         }
         try (Launched server = launcher.launch(target.name().toLowerCase(Locale.ROOT) + "-server", command)) {
-            String ready = server.awaitLine(ServerMain.READY_PREFIX, START_TIMEOUT);
+            String ready = WorkloadRunner.awaitStarted(server, START_TIMEOUT);
             String url = WorkloadRunner.field(ready, tls == null ? "tcp" : "tls");
             List<String> driverArgs = new ArrayList<>(List.of("-tc", "jms.r11.Sender"));
             driverArgs.addAll(target.providerArgs(url, null, null));

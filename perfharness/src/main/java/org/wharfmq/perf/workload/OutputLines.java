@@ -60,7 +60,22 @@ final class OutputLines implements Consumer<String> {
         return null;
     }
 
+    /**
+     * The last {@value #TAIL_LINES} lines that say something, for a failure's message: a stack trace's frames are left
+     * out, so that a process that died of an exception is told by the exception and its causes, not by the frames under
+     * them (a server that ended at its start under load said only "at ...CoreConnection.connect", eight frames deep).
+     */
     synchronized String tail() {
-        return String.join(" | ", lines.subList(Math.max(0, lines.size() - 8), lines.size()));
+        List<String> told = new ArrayList<>();
+        for (int i = lines.size() - 1; i >= 0 && told.size() < TAIL_LINES; i--) {
+            String line = lines.get(i).strip();
+            if (!line.startsWith("at ") && !(line.startsWith("... ") && line.endsWith(" more"))) {
+                told.add(0, lines.get(i));
+            }
+        }
+        return String.join(" | ", told);
     }
+
+    /** Lines a failure's message gives of a process's output. */
+    static final int TAIL_LINES = 8;
 }

@@ -95,8 +95,8 @@ public final class ReportCommand {
         }
         long left = rows.stream().filter(r -> !earlier.containsKey(r)).mapToLong(r -> estimate(r, o)).sum();
         int toRun = rows.size() - earlier.size();
-        List<String> servers = new ArrayList<>(List.of(Target.WHARF.displayName()));
-        o.peers.forEach(t -> servers.add(t.displayName()));
+        List<String> servers = servers(rows.stream().filter(r -> !earlier.containsKey(r)).toList(), o.peers).stream()
+                .map(Target::displayName).toList();
         progress.accept(String.format(Locale.ROOT, "%d %s on %s%s: about %s (each run %d s of warm-up and %d s measured). "
                         + "The table so far is in %s as each row ends; to go on after a stop: wharf perf report --resume %s",
                 toRun, toRun == 1 ? "row" : "rows", inWords(servers), earlier.isEmpty() ? "" : " (" + earlier.size() + " more kept from the run resumed)",
@@ -216,6 +216,15 @@ public final class ReportCommand {
         String at = String.format(Locale.ROOT, "Load average when the report started: %.1f on %d cores", load, cores);
         return load > cores ? at + ": something else was running. The rates follow the CPU left to the servers and their"
                 + " clients, so they say little; run the report with nothing else on the machine." : at + ".";
+    }
+
+    /** The servers {@code toRun} runs on: Wharf, and {@code peers} where a row runs them (a run of Wharf's rows names none). */
+    static List<Target> servers(List<ResultsPlan.Row> toRun, List<Target> peers) {
+        List<Target> servers = new ArrayList<>(List.of(Target.WHARF));
+        if (toRun.stream().anyMatch(ResultsPlan.Row::peers)) {
+            servers.addAll(peers);
+        }
+        return servers;
     }
 
     /** {@code Wharf}, {@code Wharf and Artemis}, {@code Wharf, Artemis and ActiveMQ Classic}. */

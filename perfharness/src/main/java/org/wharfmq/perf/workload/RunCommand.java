@@ -564,7 +564,7 @@ public final class RunCommand {
         }
         List<Target> targets = compare ? List.of(Target.WHARF, peer) : List.of(peerGiven ? peer : Target.WHARF);
         RunSettings settings = new RunSettings(workload, sizes, clients, instances, responders, queues, channels, rate, runLength, warmup,
-                timeout, persistent, perThread, tls, security, metrics, url, output, jvmOptions, inProcess);
+                timeout, persistent || workload.alwaysPersistent(), perThread, tls, security, metrics, url, output, jvmOptions, inProcess);
         return new Parsed(settings, targets, verbose, database);
     }
 

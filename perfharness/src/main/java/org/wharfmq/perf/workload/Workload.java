@@ -122,6 +122,15 @@ public enum Workload {
         return respondersInServer;
     }
 
+    /**
+     * True where the workload's messages are persistent whether or not {@code --persistent} is given (PS-D's durable
+     * subscriptions get persistent publications): the run is then persistent on every server, so that a peer's
+     * journal syncs each persistent send as Wharf's does.
+     */
+    public boolean alwaysPersistent() {
+        return this == PS_D;
+    }
+
     /** True for request/reply workloads (counted in round trips; a flow's output is its reply). */
     public boolean requestReply() {
         return id.startsWith("RR");

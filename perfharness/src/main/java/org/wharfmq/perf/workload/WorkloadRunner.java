@@ -165,7 +165,7 @@ public final class WorkloadRunner {
                 otherProvider = launcher.launch(target.name().toLowerCase() + "-provider", List.of("server", "--port", "0",
                         "--in-vm", "wharf-perf-provider-" + ProcessHandle.current().pid()));
                 started.add(otherProvider);
-                otherProviderUrl = field(otherProvider.awaitLine(ServerMain.READY_PREFIX, START_TIMEOUT), "tcp");
+                otherProviderUrl = field(awaitStarted(otherProvider, START_TIMEOUT), "tcp");
             }
             if (tcpUrl == null && w.twoQueueManagers()) {
                 QueueManagerPair pair = QueueManagerPair.write(dir, stepName, plan.forwardQueues(), plan.replyQueues(),
@@ -177,8 +177,8 @@ public final class WorkloadRunner {
                     servers.add(qm);
                     serverPids.add(qm.pid());
                 }
-                tcpUrl = field(servers.get(0).awaitLine(ServerMain.READY_PREFIX, START_TIMEOUT), "tcp");
-                backgroundUrl = field(servers.get(1).awaitLine(ServerMain.READY_PREFIX, START_TIMEOUT), "tcp");
+                tcpUrl = field(awaitStarted(servers.get(0), START_TIMEOUT), "tcp");
+                backgroundUrl = field(awaitStarted(servers.get(1), START_TIMEOUT), "tcp");
                 if (target == Target.WHARF) {
                     user = BenchmarkSecurity.USER;
                     password = pair.password();
@@ -204,8 +204,7 @@ public final class WorkloadRunner {
                 Launched single = launcher.launch(target.name().toLowerCase() + "-server", command, serverJvm);
                 started.add(single);
                 servers.add(single);
-                String ready = single.awaitLine(ServerMain.READY_PREFIX,
-                        target == Target.REPLICATED ? REPLICATED_START_TIMEOUT : START_TIMEOUT);
+                String ready = awaitStarted(single, target == Target.REPLICATED ? REPLICATED_START_TIMEOUT : START_TIMEOUT);
                 tcpUrl = field(ready, settings.tls() == null ? "tcp" : "tls");
                 // the replicated queue manager's line names its active member's process, whose CPU is measured
                 String pid = ready.contains(" pid=") ? field(ready, "pid") : null;
@@ -313,6 +312,32 @@ public final class WorkloadRunner {
             }
         }
     }
+
+    /**
+     * Waits for a server's ready line while it goes on starting: one that printed a line within the last {@code stall}
+     * is waited for again, up to {@value #START_STALLS} times {@code stall} in all (on a machine at load 55 an empty
+     * journal took 25 to 60 s to open and a flow's server was not ready within a fixed 120 s); one silent for
+     * {@code stall}, or that ended, fails the step with its last lines.
+     *
+     * @return the ready line
+     */
+    static String awaitStarted(Launched server, Duration stall) throws TimeoutException, InterruptedException {
+        String last = null;
+        for (int waits = 1; ; waits++) {
+            try {
+                return server.awaitLine(ServerMain.READY_PREFIX, stall);
+            } catch (TimeoutException e) {
+                String now = server.latestLine("");
+                if (now == null || now.equals(last) || waits >= START_STALLS || server.onExit().isDone()) {
+                    throw e;
+                }
+                last = now;
+            }
+        }
+    }
+
+    /** The most a server's start is waited for, in {@link #START_TIMEOUT}s without a line ({@link #awaitStarted}). */
+    static final int START_STALLS = 5;
 
     /**
      * How long the runner waits for a measured client JVM to connect its clients: {@link #START_TIMEOUT} and as much

@@ -56,6 +56,12 @@ class ResultsTableTest {
         assertEquals(0.69, line.cells().get("Wharf").value(), 1e-9, "the mean is what the ratio reads too");
         assertEquals("14,568", ResultsTable.line("F-PARSE 4 KB", null, null, List.of(fast)).cells().get("Wharf").text(),
                 "from 10 a second the median, in whole numbers");
+        // session 32's quick OW-5: every producer refused at its handshake, the consumers counted no second at all
+        StepResult none = new StepResult("OW-5", "Wharf", 2048, 8, 8, Double.NaN, Double.NaN, Double.NaN, Double.NaN, Double.NaN,
+                Double.NaN, LatencySummary.NONE, false, null, List.of("send-Sender-1 failed"));
+        ResultsTable.Cell cell = ResultsTable.line("OW-5 2 KB", null, null, List.of(none)).cells().get("Wharf");
+        assertEquals("none counted (check FAILED)", cell.text());
+        assertEquals(0, cell.value());
     }
 
     @Test
@@ -110,5 +116,27 @@ class ResultsTableTest {
         String table = ResultsTable.render(List.of(line), List.of("Artemis", "ActiveMQ Classic"), "bin/wharf perf report", 30, 20);
         assertTrue(table.contains("| Memory per idle connection | 10.0 KB (RSS 20.0 KB) | 30.0 KB (RSS 40.0 KB) | "
                 + "25.0 KB (RSS 50.0 KB) | **2.50** | - | - | - | 97.93 KB (seed 004) |"), table);
+    }
+
+    /**
+     * A peer that cannot run a row (ActiveMQ Classic has no bridged pair for OW-5) is n/a with the reason under the
+     * table, numbered once for every cell of that reason, not a bare n/a the reader must look up in the progress.
+     */
+    @Test
+    void aPeerThatCannotRunARowGivesItsReasonUnderTheTable() {
+        String why = "Two brokers joined by bridges are built for Artemis only";
+        StepResult none = new StepResult("OW-5", "ActiveMQ Classic", 2048, 8, 8, 0, 0, Double.NaN, Double.NaN, Double.NaN,
+                Double.NaN, LatencySummary.NONE, false, why, List.of());
+        List<ResultsTable.Line> lines = List.of(
+                ResultsTable.line("OW-5 2 KB", null, null, List.of(step("OW-5", "Wharf", 8, 8_000, 300, true),
+                        step("OW-5", "Artemis", 8, 7_000, 400, true), none)),
+                ResultsTable.line("RR-5 2 KB", null, null, List.of(step("RR-5", "Wharf", 8, 9_000, 300, true),
+                        step("RR-5", "Artemis", 8, 2_000, 400, true), none)));
+        assertTrue(lines.get(0).passed(), "n/a is no failure");
+        String table = ResultsTable.render(lines, List.of("Artemis", "ActiveMQ Classic"), "bin/wharf perf report", 30, 20);
+        assertTrue(table.contains("| OW-5 2 KB | 8,000 | 7,000 | n/a (1) | **1.14** |"), table);
+        assertTrue(table.contains("| RR-5 2 KB | 9,000 | 2,000 | n/a (1) | **4.50** |"), table);
+        assertTrue(table.contains("\nn/a (1): " + why + "  \n"), table);
+        assertFalse(table.contains("n/a (2)"), "one note per reason: " + table);
     }
 }

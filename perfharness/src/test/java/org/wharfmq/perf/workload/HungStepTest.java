@@ -111,6 +111,26 @@ class HungStepTest {
     }
 
     /**
+     * A server still starting (its journal opened, its listener bound: a line within each wait) is waited for until it
+     * is ready; one that stops printing fails after one wait with no line, naming what it printed last.
+     */
+    @Test
+    void aServerIsWaitedForWhileItGoesOnStartingAndFailsWhenItFallsSilent() throws Exception {
+        String ready = ServerMain.READY_PREFIX + " tcp=tcp://127.0.0.1:1";
+        FakeProcess starting = FakeProcess.subscriber("wharf-server", List.of("INFO: Journal recovered in 58.9 s",
+                "INFO: Queue manager WHARF listening", ready));
+        assertEquals(ready, WorkloadRunner.awaitStarted(starting, Duration.ofSeconds(1)));
+        FakeProcess silent = FakeProcess.subscriber("wharf-server", List.of("INFO: Journal recovered in 58.9 s"));
+        TimeoutException e = assertThrows(TimeoutException.class, () -> WorkloadRunner.awaitStarted(silent, Duration.ofSeconds(1)));
+        assertTrue(e.getMessage().contains("did not print '" + ServerMain.READY_PREFIX + "'"), e.getMessage());
+        assertEquals(1, silent.printed, "given up at the first wait with no new line");
+        FakeProcess chatty = FakeProcess.subscriber("wharf-server", java.util.stream.IntStream.range(0, 20)
+                .mapToObj(i -> "INFO: still starting " + i).toList());
+        assertThrows(TimeoutException.class, () -> WorkloadRunner.awaitStarted(chatty, Duration.ofSeconds(1)));
+        assertEquals(WorkloadRunner.START_STALLS, chatty.printed, "a server that prints but never gets ready is not waited for forever");
+    }
+
+    /**
      * A stand-in process: a server that says it is ready and stops when asked; a client that never connects, or that
      * connects and runs until it is ended, or that connects, fails and ends with a result; a subscriber that prints
      * one more of its lines each time the runner's wait for its ready line ends.

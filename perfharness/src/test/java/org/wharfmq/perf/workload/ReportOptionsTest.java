@@ -160,7 +160,10 @@ class ReportOptionsTest {
         assertTrue(hundred.peers(), "Artemis and ActiveMQ Classic take 100 MB messages too");
     }
 
-    /** Every rate and rated row's arguments are a valid {@code perf run} (the footprint's rows run {@code perf footprint}). */
+    /**
+     * Every rate and rated row's arguments are a valid {@code perf run} of the row's workload, persistent where its label
+     * says so (the footprint's rows run {@code perf footprint}).
+     */
     @Test
     void everyRowIsAValidRun(@TempDir Path out) {
         for (ResultsPlan.Row r : ResultsPlan.ROWS) {
@@ -170,7 +173,9 @@ class ReportOptionsTest {
             RunSettings s = RunCommand.parse(ReportCommand.runArgs(r, false, 30, 20, out, List.of("-Xmx1g")).toArray(String[]::new), false)
                     .settings();
             assertEquals(r.workload(), s.workload(), r.label());
-            assertEquals(r.options().contains("--persistent"), s.persistent(), r.label());
+            // the label says what runs: a row called persistent runs persistent on every server (PS-D's without
+            // --persistent: its peers' journals synced as Wharf's is), and no other row does
+            assertEquals(r.label().contains("persistent"), s.persistent(), r.label());
         }
     }
 
@@ -187,6 +192,16 @@ class ReportOptionsTest {
         assertEquals(null, ReportCommand.loadNote(Double.NaN, 2), "no /proc/loadavg: nothing said");
         assertEquals("Wharf, Artemis and ActiveMQ Classic", ReportCommand.inWords(List.of("Wharf", "Artemis", "ActiveMQ Classic")));
         assertEquals("Wharf", ReportCommand.inWords(List.of("Wharf")));
+    }
+
+    /** The opening line names the servers the rows chosen run on: a run of flow rows is on Wharf alone, not "on Wharf, Artemis and ActiveMQ Classic". */
+    @Test
+    void theServersNamedAreThoseTheRowsRunOn() {
+        List<Target> peers = List.of(Target.ARTEMIS, Target.CLASSIC);
+        assertEquals(List.of(Target.WHARF), ReportCommand.servers(ResultsPlan.select(List.of("40", "46-102")), peers));
+        assertEquals(List.of(Target.WHARF, Target.ARTEMIS, Target.CLASSIC),
+                ReportCommand.servers(ResultsPlan.select(List.of("2", "103")), peers), "row 103 runs the peers");
+        assertEquals(List.of(Target.WHARF), ReportCommand.servers(ResultsPlan.select(List.of("103")), List.of()), "--peers none");
     }
 
     @Test

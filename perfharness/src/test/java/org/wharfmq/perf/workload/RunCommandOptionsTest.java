@@ -104,6 +104,22 @@ class RunCommandOptionsTest {
         assertThrows(OptionException.class, () -> RunCommand.parse(new String[] {"PS-T", "--subscribers", "1,2"}, false));
     }
 
+    /**
+     * PS-D's publications are persistent by definition, so the run is persistent without {@code --persistent}: a peer
+     * then runs with its journal synced before each persistent send is confirmed, as Wharf's is (before, PS-D's
+     * peers ran with {@code --sync false} and were set beside a Wharf that synced).
+     */
+    @Test
+    void psDIsPersistentOnEveryServerWithoutBeingAsked() {
+        RunSettings d = RunCommand.parse(new String[] {"PS-D", "--subscribers", "10"}, true).settings();
+        assertTrue(d.persistent());
+        for (Target peer : List.of(Target.ARTEMIS, Target.CLASSIC)) {
+            List<String> command = peer.serverCommand(List.of(), d.persistent(), null, 1, null, null, null);
+            assertEquals("true", command.get(command.indexOf("--sync") + 1), peer + ": " + command);
+        }
+        assertFalse(RunCommand.parse(new String[] {"PS-N"}, true).settings().persistent(), "PS-N stays non-persistent");
+    }
+
     @Test
     void workloadsThatWaitForOtherIssuesSaySo() {
         assertEquals(Workload.F_XSLT, Workload.parse("f-xslt"));
