@@ -83,14 +83,31 @@ final class FlowInstance extends InputReader {
         // on a stopped connection gets its window only as the connection starts, asynchronously)
         Session plain = openWharf(true);
         Session consumerSession = transactional ? transacted : plain;
-        if (input.queueName() != null) {
-            consumer = consumerSession.createConsumer(consumerSession.createQueue(input.queueName()), selector);
+        if (input.queueName() != null && transactional) {
+            consumer = transacted.createConsumer(transacted.createQueue(input.queueName()), selector);
+        } else if (input.queueName() != null) {
+            // the host's way (the flow host's: inside the queue manager, no frame); closed before the connection
+            consumer = flow.queueConsumers().open(flow.name(), plain, input.queueName(), selector);
         } else {
             // one shared subscription for all the flow's instances, so each publication is processed once, not
             // once per instance; AUTOMATIC's two readers select differently, so each kind of reader has its own
             consumer = consumerSession.createSharedConsumer(consumerSession.createTopic(input.topicName()),
                     subscriptionName(flow.name(), input.name(), transactional), selector);
         }
+    }
+
+    /** Closes the consumer first: one the host made outside the connection does not close with it. */
+    @Override
+    void closeConnections() {
+        if (consumer != null) {
+            try {
+                consumer.close();
+            } catch (JMSException | RuntimeException e) {
+                LOG.log(System.Logger.Level.DEBUG, "Closing a flow consumer: " + e);
+            }
+            consumer = null;
+        }
+        super.closeConnections();
     }
 
     /**
