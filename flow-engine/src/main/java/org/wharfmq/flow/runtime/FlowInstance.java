@@ -23,7 +23,9 @@ import java.util.List;
 
 /**
  * One reader of a flow's input node: a thread with its own connection, a transacted session (the input get and
- * the transactional sends of an invocation) and a plain session (non-transactional gets and sends). It is either
+ * the transactional sends of an invocation) and a plain session (non-transactional gets and sends; a queue's
+ * non-transactional gets as its host's {@link QueueConsumers} make them: in the flow host, inside the queue manager,
+ * with no consumer on the connection). It is either
  * transactional (YES) or not (NO); {@link RunningFlow} gives an AUTOMATIC input node one reader of each kind per
  * instance, selecting persistent and non-persistent messages, so a non-persistent message never pays for a commit.
  *
