@@ -6,16 +6,21 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * Samples a few times a second the server processes' CPU time and the JIT compilers' CPU time in every JVM of the
- * step, so the CPU used during a driver's measured period (known only when the driver reports it) can be read
- * afterwards.
+ * Samples a few times a second the server processes' CPU time, their flow engine's threads' and the JIT compilers'
+ * CPU time in every JVM of the step, so the CPU used during a driver's measured period (known only when the driver
+ * reports it) can be read afterwards.
  */
 final class CpuSampler implements AutoCloseable {
 
     private static final long INTERVAL_MILLIS = 200;
+    /**
+     * How the flow engine's threads are named ({@code RunningFlow}: "wharf-flow-" with the flow's name, an input's and
+     * an instance's number): the threads that run the flow's nodes, as a plain loop's thread runs the node's work.
+     */
+    static final String FLOW_THREADS = "wharf-flow-";
 
     private record Sample(long wallMillis, double cpuSeconds, double jitSeconds, double allSeconds,
-                          double serverJitSeconds) {
+                          double serverJitSeconds, double flowSeconds) {
     }
 
     private final List<Long> servers;
@@ -24,6 +29,8 @@ final class CpuSampler implements AutoCloseable {
     private final Map<Long, Map<String, Boolean>> compilerThreads = new HashMap<>();
     /** Per JVM, its compiler threads' CPU so far (sampler thread only). */
     private final Map<Long, JitCounter> jitSoFar = new HashMap<>();
+    /** Per server, which of its thread ids are the flow engine's threads (sampler thread only). */
+    private final Map<Long, Map<String, Boolean>> flowThreads = new HashMap<>();
     private final List<Sample> samples = new ArrayList<>();
     private final Thread thread;
     private volatile boolean running = true;
@@ -44,8 +51,11 @@ final class CpuSampler implements AutoCloseable {
         Object pause = new Object();
         while (running) {
             double cpu = 0;
+            double flow = 0;
             for (long server : servers) {
                 cpu += ProcCpu.cpuSeconds(server);
+                flow += ProcCpu.threadSeconds(server, flowThreads.computeIfAbsent(server, k -> new HashMap<>()),
+                        name -> name.startsWith(FLOW_THREADS));
             }
             double jit = 0;
             double serverJit = 0;
@@ -61,7 +71,7 @@ final class CpuSampler implements AutoCloseable {
                 all += ProcCpu.cpuSeconds(jvm);
             }
             synchronized (samples) {
-                samples.add(new Sample(System.currentTimeMillis(), cpu, jit, all, serverJit));
+                samples.add(new Sample(System.currentTimeMillis(), cpu, jit, all, serverJit, flow));
             }
             synchronized (pause) {
                 try {
@@ -74,9 +84,9 @@ final class CpuSampler implements AutoCloseable {
     }
 
     /**
-     * Server CPU seconds, wall seconds, JIT compiler CPU seconds (all the JVMs), CPU seconds of all the JVMs and the
-     * servers' JIT compiler CPU seconds (part of the first) between the samples nearest inside [from, to]; NaN when
-     * unknown.
+     * Server CPU seconds, wall seconds, JIT compiler CPU seconds (all the JVMs), CPU seconds of all the JVMs, the
+     * servers' JIT compiler CPU seconds (part of the first) and their flow engine's threads' CPU seconds (part of the
+     * first; 0 without a flow) between the samples nearest inside [from, to]; NaN when unknown.
      */
     double[] between(long fromMillis, long toMillis) {
         Sample first = null;
@@ -92,11 +102,11 @@ final class CpuSampler implements AutoCloseable {
             }
         }
         if (first == null || last == null || last.wallMillis() <= first.wallMillis()) {
-            return new double[] {Double.NaN, Double.NaN, Double.NaN, Double.NaN, Double.NaN};
+            return new double[] {Double.NaN, Double.NaN, Double.NaN, Double.NaN, Double.NaN, Double.NaN};
         }
         return new double[] {last.cpuSeconds() - first.cpuSeconds(), (last.wallMillis() - first.wallMillis()) / 1000.0,
                 last.jitSeconds() - first.jitSeconds(), last.allSeconds() - first.allSeconds(),
-                last.serverJitSeconds() - first.serverJitSeconds()};
+                last.serverJitSeconds() - first.serverJitSeconds(), last.flowSeconds() - first.flowSeconds()};
     }
 
     @Override

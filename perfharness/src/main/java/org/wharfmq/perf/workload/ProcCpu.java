@@ -6,6 +6,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.HashMap;
 import java.util.Map;
+import java.util.function.Predicate;
 
 /**
  * CPU time of a process from {@code /proc/PID/stat} (user + system, all threads), on Linux. Elsewhere the
@@ -56,17 +57,27 @@ final class ProcCpu {
      * read once rather than a few times a second for every thread of a busy client JVM.
      */
     static double jitSeconds(long pid, Map<String, Boolean> compilerThreads) {
+        return threadSeconds(pid, compilerThreads, name -> name.contains("CompilerThre"));
+    }
+
+    /**
+     * CPU seconds used so far by the live threads of {@code pid} whose name ({@code /proc/PID/task/TID/comm}: the
+     * first 15 characters of the Java thread's name) {@code named} accepts, or NaN when /proc cannot tell.
+     * {@code matching} remembers, from one call to the next for the same process, which thread ids matched, so each
+     * thread's name is read once. A thread that has ended takes its time with it.
+     */
+    static double threadSeconds(long pid, Map<String, Boolean> matching, Predicate<String> named) {
         Path tasks = Path.of("/proc", Long.toString(pid), "task");
         double total = 0;
         try (DirectoryStream<Path> threads = Files.newDirectoryStream(tasks)) {
             for (Path thread : threads) {
                 try {
-                    Boolean compiler = compilerThreads.get(thread.getFileName().toString());
-                    if (compiler == null) {
-                        compiler = Files.readString(thread.resolve("comm")).contains("CompilerThre");
-                        compilerThreads.put(thread.getFileName().toString(), compiler);
+                    Boolean matches = matching.get(thread.getFileName().toString());
+                    if (matches == null) {
+                        matches = named.test(Files.readString(thread.resolve("comm")).strip());
+                        matching.put(thread.getFileName().toString(), matches);
                     }
-                    if (compiler) {
+                    if (matches) {
                         total += seconds(Files.readString(thread.resolve("stat")));
                     }
                 } catch (IOException e) {

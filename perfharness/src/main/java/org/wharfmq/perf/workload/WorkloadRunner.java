@@ -521,6 +521,13 @@ public final class WorkloadRunner {
                                     + " theirs", Sizes.decimal(cpuPerOp), Sizes.decimal((used[0] - used[4]) / used[1] / mean * 1e6),
                             Sizes.decimal(used[4] / used[1] / mean * 1e6)));
                 }
+                if (mean > 0 && settings.workload().flow() != null && used[5] > 0) {
+                    // the flow's own threads (its nodes' work, its JMS receive and send) apart from the messaging
+                    // around them, to set beside a plain loop's thread: the loop runs the node's work on one thread
+                    progress.accept(String.format("  of which the flow's threads %s us (its nodes, its JMS receive "
+                                    + "and send), the rest of the server %s us", Sizes.decimal(used[5] / used[1] / mean * 1e6),
+                            Sizes.decimal((used[0] - used[5]) / used[1] / mean * 1e6)));
+                }
             }
         }
         // the measured drivers' histograms added up: RR-RATED's requesters run in several JVMs

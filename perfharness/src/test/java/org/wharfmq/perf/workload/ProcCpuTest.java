@@ -7,7 +7,7 @@ import org.junit.jupiter.api.condition.OS;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-/** CPU figures from /proc: the process's whole time and its JIT compilers' share of it. */
+/** CPU figures from /proc: the process's whole time, its JIT compilers' share of it and its named threads'. */
 @EnabledOnOs(OS.LINUX)
 class ProcCpuTest {
 
@@ -32,6 +32,41 @@ class ProcCpuTest {
             assertEquals(jvms.size(), new java.util.HashSet<>(jvms).size(), "each once: " + jvms);
         } finally {
             child.destroyForcibly();
+        }
+    }
+
+    @Test
+    void aThreadsCpuIsCountedUnderItsName() throws Exception {
+        long pid = ProcessHandle.current().pid();
+        java.lang.management.ThreadMXBean mx = java.lang.management.ManagementFactory.getThreadMXBean();
+        java.util.concurrent.CountDownLatch busy = new java.util.concurrent.CountDownLatch(1);
+        java.util.concurrent.CountDownLatch done = new java.util.concurrent.CountDownLatch(1);
+        long[] used = new long[1];
+        Thread spinner = new Thread(() -> {
+            while (mx.getCurrentThreadCpuTime() < 300_000_000L) { // until it has run 0.3 s on a core, however busy
+                Thread.onSpinWait();
+            }
+            used[0] = mx.getCurrentThreadCpuTime(); // its time, read before the latch (happens-before)
+            busy.countDown();
+            try {
+                done.await();
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        }, CpuSampler.FLOW_THREADS + "probe-1");
+        spinner.start();
+        try {
+            busy.await();
+            java.util.Map<String, Boolean> seen = new java.util.HashMap<>();
+            double flow = ProcCpu.threadSeconds(pid, seen, name -> name.startsWith(CpuSampler.FLOW_THREADS));
+            // /proc counts in ticks of 10 ms, and the thread may have run a little more since
+            assertTrue(flow >= used[0] / 1e9 - 0.02, "the flow thread's " + flow + " s against its own " + used[0] / 1e9 + " s");
+            assertTrue(flow <= ProcCpu.cpuSeconds(pid), "a part of the process's time");
+            assertTrue(seen.containsValue(true) && seen.containsValue(false), "each thread's name remembered: " + seen);
+            assertEquals(0.0, ProcCpu.threadSeconds(pid, new java.util.HashMap<>(), name -> name.startsWith("no-such-")));
+        } finally {
+            done.countDown();
+            spinner.join();
         }
     }
 

@@ -1,6 +1,7 @@
 package org.wharfmq.protocol.frame;
 
 import io.netty.buffer.ByteBuf;
+import org.wharfmq.protocol.message.TransmissionHeader;
 import org.wharfmq.protocol.message.WireDestination;
 
 import java.util.List;
@@ -1383,8 +1384,23 @@ public sealed interface Frame {
      * batch (IBM MQ's NPMSPEED FAST), its bytes as they are stored on the sender's transmission queue, not answered.
      * The sender removed it from its transmission queue without a unit of work; the receiver puts it at once, without
      * one, and it counts in no batch's sequence number. Owns one reference to its buffer, as {@link Send} does.
+     *
+     * <p>A message the sender takes as it is put, past its transmission queue, is sent with {@code addressed}: the
+     * message as put ({@code message}) and the transmission header it carries on the wire, written straight into the
+     * frame's bytes ({@link FrameEncoder#addressedOf}); null for one sent as stored. The receiver reads the same
+     * bytes either way.
      */
-    record ChannelFastMessage(ByteBuf message) implements FromClient {
+    record ChannelFastMessage(ByteBuf message, TransmissionHeader.Addressed addressed) implements FromClient {
+        /** A message as stored on the transmission queue. */
+        public ChannelFastMessage(ByteBuf message) {
+            this(message, null);
+        }
+
+        /** A message as put, its transmission header written as the frame is ({@link TransmissionHeader#address}). */
+        public ChannelFastMessage(TransmissionHeader.Addressed addressed) {
+            this(addressed.message(), addressed);
+        }
+
         public FrameType type() {
             return FrameType.CHANNEL_FAST_MESSAGE;
         }

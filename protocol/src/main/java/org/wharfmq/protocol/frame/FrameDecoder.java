@@ -24,6 +24,8 @@ public final class FrameDecoder extends LengthFieldBasedFrameDecoder {
     private final LargeFrameCumulator cumulator;
     /** The channel's reads when they can go straight into a large frame's buffer, else null. */
     private FrameReads reads;
+    /** The longest frame accepted now ({@link #limit}); the channel's event loop's. */
+    private int limit = Integer.MAX_VALUE;
 
     /** @param maxFrameLength the longest frame accepted, counting the type byte and payload */
     public FrameDecoder(int maxFrameLength) {
@@ -87,6 +89,16 @@ public final class FrameDecoder extends LengthFieldBasedFrameDecoder {
         largeFrames.release();
     }
 
+    /**
+     * From the next frame on, refuses a frame longer than {@code maxFrameLength} (type byte and payload) with a
+     * {@link FrameTooLongException}, which ends the connection: unlike a frame past the constructor's limit, which is
+     * skipped, it is not read at all. A client lowers its limit to what the server may send in the handshake and raises
+     * it to what the server declared in {@code HELLO_OK}. Called on the channel's event loop.
+     */
+    public void limit(int maxFrameLength) {
+        this.limit = maxFrameLength;
+    }
+
     /** Where the channel's next read should go: the free end of a large frame's buffer, or null (anywhere). */
     ByteBuf readTarget() {
         return cumulator.readTarget();
@@ -124,6 +136,9 @@ public final class FrameDecoder extends LengthFieldBasedFrameDecoder {
         // and must close the connection rather than make the decoder skip gigabytes as an "oversize" frame.
         if (frameLength < 1 || frameLength > Integer.MAX_VALUE) {
             throw new MalformedFrameException("frame length " + (int) frameLength + " is not a valid length (at least 1, the type byte)");
+        }
+        if (frameLength > limit) {
+            throw new FrameTooLongException(frameLength, limit);
         }
         return frameLength;
     }

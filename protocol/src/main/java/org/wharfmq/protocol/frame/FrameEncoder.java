@@ -4,6 +4,7 @@ import io.netty.buffer.ByteBuf;
 import io.netty.channel.ChannelHandler;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.handler.codec.MessageToMessageEncoder;
+import org.wharfmq.protocol.message.TransmissionHeader;
 
 import java.util.List;
 
@@ -36,7 +37,14 @@ public final class FrameEncoder extends MessageToMessageEncoder<Frame> {
             throw e;
         }
         out.add(header);
-        if (body != null) {
+        TransmissionHeader.Addressed addressed = addressedOf(frame);
+        if (addressed != null) {
+            try {
+                out.add(addressed.wrap(ctx.alloc(), Integer.MAX_VALUE)); // one buffer: no run here to write it into
+            } finally {
+                body.release();
+            }
+        } else if (body != null) {
             out.add(body);
         }
     }
@@ -59,6 +67,24 @@ public final class FrameEncoder extends MessageToMessageEncoder<Frame> {
     }
 
     /**
+     * The transmission header a CHANNEL_FAST_MESSAGE frame writes before its message's body as it is encoded
+     * ({@link Frame.ChannelFastMessage#addressed}), or null: the frame's message ({@link #messageOf}) goes as it is.
+     */
+    public static TransmissionHeader.Addressed addressedOf(Frame frame) {
+        return frame instanceof Frame.ChannelFastMessage m ? m.addressed() : null;
+    }
+
+    /** The bytes of the message the frame carries on the wire after its header: 0 for a frame without one. */
+    public static int messageLength(Frame frame) {
+        TransmissionHeader.Addressed addressed = addressedOf(frame);
+        if (addressed != null) {
+            return addressed.length();
+        }
+        ByteBuf body = messageOf(frame);
+        return body == null ? 0 : body.readableBytes();
+    }
+
+    /**
      * Appends everything of {@code frame} but its message bytes ({@link #messageOf}) to {@code out}: the length
      * (which counts the message bytes that must follow), the type byte and the payload. Neither releases nor
      * reads the message bytes.
@@ -68,8 +94,7 @@ public final class FrameEncoder extends MessageToMessageEncoder<Frame> {
         out.writeInt(0);
         out.writeByte(frame.type().code());
         frame.writePayload(out);
-        ByteBuf body = messageOf(frame);
-        int length = out.writerIndex() - start - 4 + (body == null ? 0 : body.readableBytes());
+        int length = out.writerIndex() - start - 4 + messageLength(frame);
         out.setInt(start, length);
     }
 }

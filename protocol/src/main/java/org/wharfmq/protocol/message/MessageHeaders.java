@@ -79,7 +79,7 @@ public final class MessageHeaders {
 
     /**
      * These headers for the same message written anew with JMSDestination {@code destination} and its property section
-     * at {@code propertiesOffset} ({@link TransmissionHeader#headersOf}).
+     * at {@code propertiesOffset} ({@link TransmissionHeader.Addressed#headers}).
      */
     MessageHeaders readdressed(WireDestination destination, int propertiesOffset) {
         return new MessageHeaders(bodyType, persistent, priority, timestamp, expiration, deliveryTime, messageId,

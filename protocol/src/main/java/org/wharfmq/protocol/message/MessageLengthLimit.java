@@ -7,7 +7,22 @@ package org.wharfmq.protocol.message;
  */
 public final class MessageLengthLimit {
 
+    /**
+     * Room for a frame's fields beyond the message it carries: {@value} bytes (64 KiB). A frame may be up to a
+     * queue manager's {@code maxMessageLength} plus this long, both ways: the server reads frames up to it, and a client
+     * reads none longer from a server that declared that {@code maxMessageLength} in {@code HELLO_OK}.
+     */
+    public static final int FRAME_OVERHEAD_BYTES = 64 * 1024;
+
     private MessageLengthLimit() {
+    }
+
+    /**
+     * The longest frame (type byte and payload) an end that accepts messages of {@code maxMessageLength} bytes reads:
+     * {@code maxMessageLength} plus {@link #FRAME_OVERHEAD_BYTES}, at most {@code Integer.MAX_VALUE - 16}.
+     */
+    public static int frameLimit(int maxMessageLength) {
+        return (int) Math.min(Integer.MAX_VALUE - 16, Math.max(0, maxMessageLength) + (long) FRAME_OVERHEAD_BYTES);
     }
 
     /** What a message of {@code length} bytes encoded is, for {@link #refusal}. */

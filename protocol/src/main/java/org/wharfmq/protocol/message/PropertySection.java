@@ -161,6 +161,69 @@ public final class PropertySection {
         return found;
     }
 
+    /**
+     * {@link #tagOf} of two names in one walk of the section: {@code first}'s in the high 32 bits, {@code second}'s in
+     * the low ones ({@link #firstTag}, {@link #secondTag}). Allocates nothing.
+     */
+    public static long tagsOf(ByteBuf buf, int index, byte[] first, byte[] second) {
+        int count = buf.getUnsignedShort(index + 4);
+        int end = index + 4 + buf.getInt(index);
+        int at = index + PREFIX;
+        int firstAt = -1;
+        int secondAt = -1;
+        for (int i = 0; i < count; i++) {
+            int nameLength = buf.getInt(at);
+            int tagAt = at + 4 + nameLength;
+            if (nameLength == first.length && sameBytes(buf, at + 4, first)) {
+                firstAt = firstAt == -1 ? tagAt : DUPLICATE;
+            }
+            if (nameLength == second.length && sameBytes(buf, at + 4, second)) {
+                secondAt = secondAt == -1 ? tagAt : DUPLICATE;
+            }
+            at = next(buf, tagAt, end);
+        }
+        return ((long) firstAt << 32) | (secondAt & 0xffffffffL);
+    }
+
+    /** The first name's {@link #tagOf} of what {@link #tagsOf} found. */
+    public static int firstTag(long tags) {
+        return (int) (tags >> 32);
+    }
+
+    /** The second name's {@link #tagOf} of what {@link #tagsOf} found. */
+    public static int secondTag(long tags) {
+        return (int) tags;
+    }
+
+    /**
+     * Whether the property whose tag is at {@code tagAt} is a string of exactly the value {@code value}: its UTF-8
+     * bytes compared in place, nothing decoded unless {@code value} has a character outside ASCII.
+     */
+    public static boolean isString(ByteBuf buf, int tagAt, String value) {
+        if (buf.getByte(tagAt) != MessageEncoding.PROPERTY_STRING) {
+            return false;
+        }
+        int length = buf.getInt(tagAt + 1);
+        if (length < value.length()) {
+            return false; // a string has at least as many UTF-8 bytes as chars (and null, -1, fewer still)
+        }
+        if (length == value.length()) {
+            for (int i = 0; i < length; i++) {
+                char c = value.charAt(i);
+                if (c >= 0x80) {
+                    break; // not ASCII: decoded below
+                }
+                if (buf.getByte(tagAt + 5 + i) != (byte) c) {
+                    return false;
+                }
+                if (i == length - 1) {
+                    return true;
+                }
+            }
+        }
+        return value.equals(buf.toString(tagAt + 5, length, StandardCharsets.UTF_8));
+    }
+
     /** Whether the string property whose tag is at {@code tagAt} has exactly the value {@code utf8}. */
     public static boolean isString(ByteBuf buf, int tagAt, byte[] utf8) {
         return buf.getByte(tagAt) == MessageEncoding.PROPERTY_STRING && buf.getInt(tagAt + 1) == utf8.length

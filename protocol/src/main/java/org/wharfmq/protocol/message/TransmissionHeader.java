@@ -14,10 +14,12 @@ import java.nio.charset.StandardCharsets;
  * MQ's MQXQH): where it is going, kept as message properties, so that the message on the transmission queue is an
  * ordinary message in this encoding and a channel sends its stored bytes as they are.
  *
- * <p>{@link #wrap} writes the header section and the property section anew (with the properties below, the reply-to
- * queue qualified by its queue manager, and JMSDestination the queue on the queue manager it is for); the body section
- * is never re-encoded: a short one is copied after them into the same buffer, a longer one kept as a slice of the
- * original buffer.
+ * <p>A message put for another queue manager is {@link #address}ed: its header section and property section are
+ * written anew (with the properties below, the reply-to queue qualified by its queue manager, and JMSDestination the
+ * queue on the queue manager it is for), its body section never re-encoded. On a transmission queue it waits wrapped
+ * ({@link Addressed#wrap}: a short body copied after them into the same buffer, a longer one kept as a slice of the
+ * original buffer); one a sender channel takes as it is put goes to the partner with its header written straight into
+ * the channel's frame run ({@link Addressed#writeHead}), its body copied once, there.
  */
 public final class TransmissionHeader {
 
@@ -39,117 +41,226 @@ public final class TransmissionHeader {
     private static final byte[] REPLY_TO_QUEUE_MANAGER_UTF8 = REPLY_TO_QUEUE_MANAGER.getBytes(StandardCharsets.UTF_8);
     private static final byte[][] HEADER_NAMES_UTF8 = {
         QUEUE_MANAGER_UTF8, QUEUE_UTF8, SOURCE_QUEUE_MANAGER_UTF8, REPLY_TO_QUEUE_MANAGER_UTF8};
-    /** Room in the header section for what the header adds besides the four names and their values. */
-    private static final int HEADER_ROOM = 128;
 
     private TransmissionHeader() {
     }
 
     /**
-     * The message {@code message} (all its readable bytes, a message {@link MessageHeaders#read} has checked) with its
-     * transmission header: the properties above added (replacing any of the same name, which a message passing
-     * through this queue manager on its way to a third carries), a reply-to queue without a queue manager qualified
-     * as {@code sourceQueueManager/NAME}, and JMSDestination the queue {@code queue} ({@link #destinationOf}), as the
-     * receiving queue manager puts it, so that it need not write the message again. A body of at most
-     * {@code copyLimit} bytes is copied into the one buffer the header is written to: for a short message a copy of
-     * its body costs less than a composite of two buffers, its components and a slice, made, read and released on
-     * every put (most of what a message's way onto a channel cost: docs/performance-log.md, "Session 31: RR-5 channel
-     * hop"); a longer body is a retained slice of {@code message}, not copied. Either way the caller keeps its own
-     * reference to {@code message}.
+     * The message {@code message} (all its readable bytes, a message {@link MessageHeaders#read} has checked) for
+     * {@code queue} on {@code queueManager}, put on {@code sourceQueueManager}, with its transmission header measured
+     * and not yet written ({@link Addressed}): the properties above added (replacing any of the same name, which a
+     * message passing through this queue manager on its way to a third carries), a reply-to queue without a queue
+     * manager qualified as {@code sourceQueueManager/NAME}, and JMSDestination the queue {@code queue}
+     * ({@link #destinationOf}), as the receiving queue manager puts it, so that it need not write the message again.
+     * Holds no reference of its own to {@code message}.
      *
-     * <p>It runs on every put to a remote queue, so it decodes nothing: the fields before JMSDestination, the type and
-     * the other properties are copied as bytes, the new ones written after them.
+     * <p>It runs on every put to a remote queue, so it decodes nothing: one look at the message's fields and its
+     * property section's names.
      *
      * @throws IllegalArgumentException when the message has too many properties to take the header's
      */
-    public static ByteBuf wrap(ByteBufAllocator alloc, ByteBuf message, String queueManager, String queue,
-                               String sourceQueueManager, int copyLimit) {
-        int start = message.readerIndex();
-        // the correlation id, a string or raw bytes, is length-prefixed either way
-        int destinationAt = skipLengthPrefixed(message,
-                skipLengthPrefixed(message, start + MessageEncoding.MESSAGE_ID_OFFSET));
-        int replyToAt = skipDestination(message, destinationAt);
-        int typeAt = skipDestination(message, replyToAt);
-        int propertiesAt = skipLengthPrefixed(message, typeAt);
-        int bodyAt = propertiesAt + 4 + message.getInt(propertiesAt);
-        int bodyLength = message.writerIndex() - bodyAt;
-        boolean copied = bodyLength <= copyLimit;
-
-        // room by the names' most UTF-8 bytes, not counted: a look at each name's characters fewer per message
-        ByteBuf head = alloc.buffer(bodyAt - start + HEADER_ROOM + ByteBufUtil.utf8MaxBytes(queueManager)
-                + 2 * ByteBufUtil.utf8MaxBytes(queue) + 3 * ByteBufUtil.utf8MaxBytes(sourceQueueManager)
-                + (copied ? bodyLength : 0));
-        try {
-            head.writeBytes(message, start, destinationAt - start);
-            WireDestination.write(head, destinationOf(queue));
-            byte replyToKind = message.getByte(replyToAt);
-            int replyToNameAt = replyToAt + 5;
-            int replyToQualifier = -1; // where the reply-to's name has its qualifier; -1: none (or no reply-to)
-            head.writeByte(replyToKind);
-            if (replyToKind != 0) {
-                int nameLength = message.getInt(replyToAt + 1);
-                replyToQualifier = message.indexOf(replyToNameAt, replyToNameAt + nameLength, (byte) QUALIFIER);
-                if (replyToQualifier >= 0) {
-                    head.writeBytes(message, replyToAt + 1, 4 + nameLength);
-                } else {
-                    int lengthAt = head.writerIndex();
-                    head.writeInt(0);
-                    int written = ByteBufUtil.writeUtf8(head, sourceQueueManager);
-                    head.writeByte(QUALIFIER);
-                    head.writeBytes(message, replyToNameAt, nameLength);
-                    head.setInt(lengthAt, written + 1 + nameLength);
-                }
-            }
-            head.writeBytes(message, typeAt, propertiesAt - typeAt);
-            int section = head.writerIndex();
-            head.writeInt(0);
-            head.writeShort(0);
-            int count = copyOtherProperties(head, message, propertiesAt, bodyAt) + 3;
-            writeName(head, QUEUE_MANAGER_UTF8);
-            WireStrings.write(head, queueManager);
-            writeName(head, QUEUE_UTF8);
-            WireStrings.write(head, queue);
-            writeName(head, SOURCE_QUEUE_MANAGER_UTF8);
-            WireStrings.write(head, sourceQueueManager);
-            if (replyToKind != 0) {
-                count++;
-                writeName(head, REPLY_TO_QUEUE_MANAGER_UTF8);
-                if (replyToQualifier >= 0) { // the queue manager it names: its name's bytes before the qualifier
-                    head.writeInt(replyToQualifier - replyToNameAt);
-                    head.writeBytes(message, replyToNameAt, replyToQualifier - replyToNameAt);
-                } else {
-                    WireStrings.write(head, sourceQueueManager);
-                }
-            }
-            if (count > PropertySection.MAX_PROPERTIES) {
-                throw new IllegalArgumentException(count + " properties with the transmission header's: a message"
-                        + " carries at most " + PropertySection.MAX_PROPERTIES);
-            }
-            head.setInt(section, head.writerIndex() - section - 4);
-            head.setShort(section + 4, count);
-            if (copied) {
-                head.writeBytes(message, bodyAt, bodyLength);
-                return head;
-            }
-        } catch (RuntimeException e) {
-            head.release();
-            throw e;
-        }
-        CompositeByteBuf wrapped = alloc.compositeBuffer(2);
-        wrapped.addComponent(true, head);
-        wrapped.addComponent(true, message.retainedSlice(bodyAt, bodyLength));
-        return wrapped;
+    public static Addressed address(ByteBuf message, String queueManager, String queue, String sourceQueueManager) {
+        return new Addressed(message, queueManager, queue, sourceQueueManager);
     }
 
     /**
-     * The headers of {@code wrapped}, which {@link #wrap} made for {@code queue} of a message whose headers are
-     * {@code original}: what {@link MessageHeaders#read} reads of it, without checking and decoding it again.
+     * A message and the transmission header it is to carry ({@link #address}), measured: written either into a buffer
+     * of its own ({@link #wrap}), to wait on a transmission queue, or, its header's bytes ({@link #writeHead}) then its
+     * body ({@link #bodyIndex}, {@link #bodyLength}), straight into whatever carries it (a sender channel's frame run),
+     * the message copied once. Immutable; it holds the indexes of {@link #message()}, whose indexes must not move.
      */
-    public static MessageHeaders headersOf(ByteBuf wrapped, MessageHeaders original, String queue) {
-        int start = wrapped.readerIndex();
-        int propertiesAt = skipLengthPrefixed(wrapped, skipDestination(wrapped, skipDestination(wrapped,
-                skipLengthPrefixed(wrapped, skipLengthPrefixed(wrapped, start + MessageEncoding.MESSAGE_ID_OFFSET)))));
-        return original.readdressed(destinationOf(queue), propertiesAt - start);
+    public static final class Addressed {
+        private final ByteBuf message;
+        private final String queueManager;
+        private final String queue;
+        private final String sourceQueueManager;
+        private final WireDestination destination;
+        private final int start;
+        private final int destinationAt;
+        private final int replyToAt;
+        private final int typeAt;
+        private final int propertiesAt;
+        private final int bodyAt;
+        /** Where the reply-to's name has its qualifier; -1: none, or no reply-to. */
+        private final int replyToQualifier;
+        /** The properties kept of the message's own (those of an old transmission header left out). */
+        private final int kept;
+        /** Where the wrapped message's property section starts, from its first byte. */
+        private final int propertiesOffset;
+        /** The bytes of the wrapped message before its body. */
+        private final int headLength;
+
+        private Addressed(ByteBuf message, String queueManager, String queue, String sourceQueueManager) {
+            this.message = message;
+            this.queueManager = queueManager;
+            this.queue = queue;
+            this.sourceQueueManager = sourceQueueManager;
+            this.destination = destinationOf(queue);
+            start = message.readerIndex();
+            // the correlation id, a string or raw bytes, is length-prefixed either way
+            destinationAt = skipLengthPrefixed(message,
+                    skipLengthPrefixed(message, start + MessageEncoding.MESSAGE_ID_OFFSET));
+            replyToAt = skipDestination(message, destinationAt);
+            typeAt = skipDestination(message, replyToAt);
+            propertiesAt = skipLengthPrefixed(message, typeAt);
+            bodyAt = propertiesAt + 4 + message.getInt(propertiesAt);
+            int sourceBytes = ByteBufUtil.utf8Bytes(sourceQueueManager);
+            int queueBytes = ByteBufUtil.utf8Bytes(queue);
+            int head = destinationAt - start + 1 + 4 + queueBytes; // up to JMSDestination, then the queue's
+            int replyToQualifierAt = -1;
+            int replyToQueueManagerBytes = 0;
+            boolean replyTo = message.getByte(replyToAt) != 0;
+            head += 1; // the reply-to's kind
+            if (replyTo) {
+                int nameAt = replyToAt + 5;
+                int nameLength = message.getInt(replyToAt + 1);
+                replyToQualifierAt = message.indexOf(nameAt, nameAt + nameLength, (byte) QUALIFIER);
+                head += 4 + nameLength + (replyToQualifierAt >= 0 ? 0 : sourceBytes + 1);
+                replyToQueueManagerBytes = replyToQualifierAt >= 0 ? replyToQualifierAt - nameAt : sourceBytes;
+            }
+            this.replyToQualifier = replyToQualifierAt;
+            head += propertiesAt - typeAt; // the type
+            this.propertiesOffset = head;
+            head += 6; // the property section's length and count
+            int count = message.getUnsignedShort(propertiesAt + 4);
+            int keptCount = 0;
+            int at = propertiesAt + 6;
+            for (int i = 0; i < count; i++) {
+                int nameLength = message.getInt(at);
+                int next = PropertySection.next(message, at + 4 + nameLength, bodyAt);
+                if (!isHeaderName(message, at + 4, nameLength)) {
+                    keptCount++;
+                    head += next - at;
+                }
+                at = next;
+            }
+            this.kept = keptCount;
+            head += property(QUEUE_MANAGER_UTF8, ByteBufUtil.utf8Bytes(queueManager)) + property(QUEUE_UTF8, queueBytes)
+                    + property(SOURCE_QUEUE_MANAGER_UTF8, sourceBytes);
+            if (replyTo) {
+                head += property(REPLY_TO_QUEUE_MANAGER_UTF8, replyToQueueManagerBytes);
+            }
+            int properties = keptCount + (replyTo ? 4 : 3);
+            if (properties > PropertySection.MAX_PROPERTIES) {
+                throw new IllegalArgumentException(properties + " properties with the transmission header's: a message"
+                        + " carries at most " + PropertySection.MAX_PROPERTIES);
+            }
+            this.headLength = head;
+        }
+
+        /** The message as it was put, without its transmission header. */
+        public ByteBuf message() {
+            return message;
+        }
+
+        /** The wrapped message's length in bytes: its header's ({@link #writeHead}) and its body's. */
+        public int length() {
+            return headLength + bodyLength();
+        }
+
+        /** The bytes {@link #writeHead} writes. */
+        public int headLength() {
+            return headLength;
+        }
+
+        /** Where the body section of {@link #message()} starts: it follows the head as it is. */
+        public int bodyIndex() {
+            return bodyAt;
+        }
+
+        /** The body section's bytes, which follow the head unchanged. */
+        public int bodyLength() {
+            return message.writerIndex() - bodyAt;
+        }
+
+        /**
+         * Writes the wrapped message but its body ({@link #headLength} bytes) to {@code out}: the fields before
+         * JMSDestination, the type and the other properties copied as bytes, the new ones written after them.
+         */
+        public void writeHead(ByteBuf out) {
+            int begin = out.writerIndex();
+            out.writeBytes(message, start, destinationAt - start);
+            WireDestination.write(out, destination);
+            byte replyToKind = message.getByte(replyToAt);
+            int replyToNameAt = replyToAt + 5;
+            out.writeByte(replyToKind);
+            if (replyToKind != 0) {
+                int nameLength = message.getInt(replyToAt + 1);
+                if (replyToQualifier >= 0) {
+                    out.writeBytes(message, replyToAt + 1, 4 + nameLength);
+                } else {
+                    int lengthAt = out.writerIndex();
+                    out.writeInt(0);
+                    int written = ByteBufUtil.writeUtf8(out, sourceQueueManager);
+                    out.writeByte(QUALIFIER);
+                    out.writeBytes(message, replyToNameAt, nameLength);
+                    out.setInt(lengthAt, written + 1 + nameLength);
+                }
+            }
+            out.writeBytes(message, typeAt, propertiesAt - typeAt);
+            int section = out.writerIndex();
+            out.writeInt(0);
+            out.writeShort(kept + (replyToKind != 0 ? 4 : 3));
+            copyOtherProperties(out, message, propertiesAt, bodyAt);
+            writeName(out, QUEUE_MANAGER_UTF8);
+            WireStrings.write(out, queueManager);
+            writeName(out, QUEUE_UTF8);
+            WireStrings.write(out, queue);
+            writeName(out, SOURCE_QUEUE_MANAGER_UTF8);
+            WireStrings.write(out, sourceQueueManager);
+            if (replyToKind != 0) {
+                writeName(out, REPLY_TO_QUEUE_MANAGER_UTF8);
+                if (replyToQualifier >= 0) { // the queue manager it names: its name's bytes before the qualifier
+                    out.writeInt(replyToQualifier - replyToNameAt);
+                    out.writeBytes(message, replyToNameAt, replyToQualifier - replyToNameAt);
+                } else {
+                    WireStrings.write(out, sourceQueueManager);
+                }
+            }
+            out.setInt(section, out.writerIndex() - section - 4);
+            assert out.writerIndex() - begin == headLength : "measured " + headLength + ", wrote "
+                    + (out.writerIndex() - begin);
+        }
+
+        /**
+         * The wrapped message in a buffer of its own, to wait on a transmission queue. A body of at most
+         * {@code copyLimit} bytes is copied into the one buffer the header is written to: for a short message a copy
+         * of its body costs less than a composite of two buffers, its components and a slice, made, read and released
+         * on every put (docs/performance-log.md, "Session 31: RR-5 channel hop"); a longer body is a retained slice of
+         * {@link #message()}, not copied. Either way the caller keeps its own reference to {@link #message()}.
+         */
+        public ByteBuf wrap(ByteBufAllocator alloc, int copyLimit) {
+            int bodyLength = bodyLength();
+            boolean copied = bodyLength <= copyLimit;
+            ByteBuf head = alloc.buffer(headLength + (copied ? bodyLength : 0));
+            try {
+                writeHead(head);
+                if (copied) {
+                    head.writeBytes(message, bodyAt, bodyLength);
+                    return head;
+                }
+            } catch (RuntimeException e) {
+                head.release();
+                throw e;
+            }
+            CompositeByteBuf wrapped = alloc.compositeBuffer(2);
+            wrapped.addComponent(true, head);
+            wrapped.addComponent(true, message.retainedSlice(bodyAt, bodyLength));
+            return wrapped;
+        }
+
+        /**
+         * The headers of the wrapped message, that of {@code original} (the headers of {@link #message()}): what
+         * {@link MessageHeaders#read} reads of it, without checking and decoding it again.
+         */
+        public MessageHeaders headers(MessageHeaders original) {
+            return original.readdressed(destination, propertiesOffset);
+        }
+    }
+
+    /** The bytes of a string property named {@code nameUtf8} whose value has {@code valueBytes} UTF-8 bytes. */
+    private static int property(byte[] nameUtf8, int valueBytes) {
+        return 4 + nameUtf8.length + 1 + 4 + valueBytes;
     }
 
     /**
@@ -163,11 +274,10 @@ public final class TransmissionHeader {
 
     /**
      * Copies the properties of the (checked) section at {@code section}, which ends at {@code end}, but those of a
-     * transmission header, run by run: the number copied.
+     * transmission header, run by run.
      */
-    private static int copyOtherProperties(ByteBuf out, ByteBuf message, int section, int end) {
+    private static void copyOtherProperties(ByteBuf out, ByteBuf message, int section, int end) {
         int count = message.getUnsignedShort(section + 4);
-        int kept = 0;
         int at = section + 6;
         int run = at; // the first property of the run not yet copied
         for (int i = 0; i < count; i++) {
@@ -176,13 +286,10 @@ public final class TransmissionHeader {
             if (isHeaderName(message, at + 4, nameLength)) {
                 out.writeBytes(message, run, at - run);
                 run = next;
-            } else {
-                kept++;
             }
             at = next;
         }
         out.writeBytes(message, run, end - run);
-        return kept;
     }
 
     private static boolean isHeaderName(ByteBuf message, int at, int length) {

@@ -1,6 +1,7 @@
 package org.wharfmq.protocol.message;
 
 import io.netty.buffer.ByteBuf;
+import io.netty.buffer.ByteBufUtil;
 import io.netty.buffer.CompositeByteBuf;
 import io.netty.buffer.UnpooledByteBufAllocator;
 import org.junit.jupiter.api.Test;
@@ -20,7 +21,7 @@ import static org.junit.jupiter.api.Assertions.assertSame;
 class TransmissionHeaderTest {
 
     private static final UnpooledByteBufAllocator ALLOC = new UnpooledByteBufAllocator(false);
-    /** The copy limit of {@link TransmissionHeader#wrap} that copies the bodies of these tests' messages. */
+    /** The copy limit of {@link TransmissionHeader.Addressed#wrap} that copies the bodies of these tests' messages. */
     private static final int COPIED = 8 * 1024;
 
     @Test
@@ -28,7 +29,7 @@ class TransmissionHeaderTest {
         ByteBuf message = ALLOC.heapBuffer();
         WireMessage original = request(message);
 
-        ByteBuf wrapped = TransmissionHeader.wrap(ALLOC, message, "QM2", "ORDERS", "QM1", 0);
+        ByteBuf wrapped = TransmissionHeader.address(message, "QM2", "ORDERS", "QM1").wrap(ALLOC, 0);
         assertWrapped(original, wrapped);
         assertSame(message, ((CompositeByteBuf) wrapped).component(1).unwrap(), "the body is a slice, not a copy");
 
@@ -43,12 +44,13 @@ class TransmissionHeaderTest {
         ByteBuf message = ALLOC.heapBuffer();
         WireMessage original = request(message);
 
-        ByteBuf wrapped = TransmissionHeader.wrap(ALLOC, message, "QM2", "ORDERS", "QM1", COPIED);
+        ByteBuf wrapped = TransmissionHeader.address(message, "QM2", "ORDERS", "QM1").wrap(ALLOC, COPIED);
         assertFalse(wrapped instanceof CompositeByteBuf, "one buffer, header and body");
         assertEquals(1, message.refCnt(), "the wrapped message holds no reference to the original");
         assertWrapped(original, wrapped);
         MessageHeaders read = MessageHeaders.read(wrapped);
-        MessageHeaders known = TransmissionHeader.headersOf(wrapped, MessageHeaders.read(message), "ORDERS");
+        MessageHeaders known = TransmissionHeader.address(message, "QM2", "ORDERS", "QM1")
+                .headers(MessageHeaders.read(message));
         assertEquals(read.propertiesOffset(), known.propertiesOffset());
         assertEquals(read.bodyLength(), known.bodyLength());
 
@@ -93,7 +95,7 @@ class TransmissionHeaderTest {
         original.replyTo = WireDestination.queue("QM7/REPLIES");
         ByteBuf message = ALLOC.heapBuffer();
         original.encode(message);
-        ByteBuf wrapped = TransmissionHeader.wrap(ALLOC, message, "QM3", "ORDERS", "QM1", COPIED);
+        ByteBuf wrapped = TransmissionHeader.address(message, "QM3", "ORDERS", "QM1").wrap(ALLOC, COPIED);
         WireMessage decoded = WireMessage.decode(wrapped.duplicate());
         assertEquals(WireDestination.queue("QM7/REPLIES"), decoded.replyTo);
         assertEquals("QM7", decoded.properties.get(TransmissionHeader.REPLY_TO_QUEUE_MANAGER));
@@ -121,9 +123,10 @@ class TransmissionHeaderTest {
         ByteBuf message = ALLOC.heapBuffer();
         original.encode(message);
 
-        ByteBuf wrapped = TransmissionHeader.wrap(ALLOC, message, "QM3", "TMP.a.1", "QM2", COPIED);
+        ByteBuf wrapped = TransmissionHeader.address(message, "QM3", "TMP.a.1", "QM2").wrap(ALLOC, COPIED);
         MessageHeaders read = MessageHeaders.read(wrapped); // the layout holds
-        MessageHeaders known = TransmissionHeader.headersOf(wrapped, MessageHeaders.read(message), "TMP.a.1");
+        MessageHeaders known = TransmissionHeader.address(message, "QM3", "TMP.a.1", "QM2")
+                .headers(MessageHeaders.read(message));
         assertEquals(read.propertiesOffset(), known.propertiesOffset());
         assertEquals(read.destination(), known.destination());
         assertEquals(read.bodyLength(), known.bodyLength());
@@ -150,5 +153,52 @@ class TransmissionHeaderTest {
         assertArrayEquals(original.body, decoded.body);
         wrapped.release();
         message.release();
+    }
+
+    /**
+     * What a sender channel writes into its frame run for a message it takes as it is put: the head
+     * ({@link TransmissionHeader.Addressed#writeHead}) then the body as it is, the very bytes of the wrapped message,
+     * of the length measured before anything is written; for each shape of header the wrap writes.
+     */
+    @Test
+    void theHeadThenTheBodyAreTheWrappedMessagesBytesOfTheLengthMeasured() {
+        WireMessage plain = new WireMessage();
+        plain.destination = WireDestination.queue("ORDERS.REMOTE");
+        plain.body = new byte[] {1, 2, 3};
+        WireMessage rewrapped = new WireMessage(); // on its way to a third queue manager, its old header replaced
+        rewrapped.destination = WireDestination.queue("QM3/ORDERS");
+        rewrapped.replyTo = WireDestination.queue("QM7/REPLIES");
+        rewrapped.properties.put(TransmissionHeader.QUEUE_MANAGER, "QM2");
+        rewrapped.properties.put("kept", 5L);
+        rewrapped.properties.put(TransmissionHeader.QUEUE, "QM3/ORDERS");
+        rewrapped.body = new byte[3000];
+        WireMessage unicode = new WireMessage(); // names of more UTF-8 bytes than characters
+        unicode.destination = WireDestination.queue("Bestellungen");
+        unicode.replyTo = WireDestination.queue("Antwort.\u00e4");
+        unicode.properties.put("r\u00e9gion", "\u00e9t\u00e9");
+        List<WireMessage> messages = List.of(plain, rewrapped, unicode);
+        List<String[]> addresses = List.of(new String[] {"QM2", "ORDERS", "QM1"},
+                new String[] {"QM3", "ORDERS", "QM2"}, new String[] {"QM\u00c9", "B\u00e4stellungen", "Q\u00fc1"});
+        for (int i = 0; i < messages.size(); i++) {
+            ByteBuf message = ALLOC.heapBuffer();
+            messages.get(i).encode(message);
+            String[] to = addresses.get(i);
+            TransmissionHeader.Addressed addressed = TransmissionHeader.address(message, to[0], to[1], to[2]);
+            ByteBuf wrapped = addressed.wrap(ALLOC, COPIED);
+            ByteBuf written = ALLOC.heapBuffer();
+            addressed.writeHead(written);
+            assertEquals(addressed.headLength(), written.readableBytes(), "message " + i + ": the head measured");
+            written.writeBytes(message, addressed.bodyIndex(), addressed.bodyLength());
+            assertEquals(addressed.length(), written.readableBytes(), "message " + i + ": the length measured");
+            assertArrayEquals(ByteBufUtil.getBytes(wrapped), ByteBufUtil.getBytes(written), "message " + i);
+            MessageHeaders read = MessageHeaders.read(written);
+            MessageHeaders known = addressed.headers(MessageHeaders.read(message));
+            assertEquals(read.propertiesOffset(), known.propertiesOffset(), "message " + i);
+            assertEquals(read.destination(), known.destination(), "message " + i);
+            assertEquals(1, message.refCnt(), "message " + i + ": no reference taken");
+            wrapped.release();
+            written.release();
+            message.release();
+        }
     }
 }

@@ -137,9 +137,10 @@ public final class Configuration {
 
     /**
      * Room for a frame's header fields beyond the message itself: the decoder accepts frames up to the maximum
-     * message length plus this many bytes ({@value}, 64 KiB).
+     * message length plus this many bytes ({@value}, 64 KiB); a client reads no longer frame from a queue manager than its
+     * maxMessageLength plus this ({@link org.wharfmq.protocol.message.MessageLengthLimit#FRAME_OVERHEAD_BYTES}).
      */
-    public static final int FRAME_OVERHEAD_ALLOWANCE = 64 * 1024;
+    public static final int FRAME_OVERHEAD_ALLOWANCE = org.wharfmq.protocol.message.MessageLengthLimit.FRAME_OVERHEAD_BYTES;
 
     /**
      * Failed logins of one user from one address after which that user's next logins from there are answered only
@@ -174,10 +175,11 @@ public final class Configuration {
     public static final int DELIVER_COPY_LIMIT_BYTES = 8 * 1024;
 
     /**
-     * A message put for another queue manager whose body is at most this long ({@value} bytes) is written with its
-     * transmission header into one buffer, its body copied ({@link org.wharfmq.protocol.message.TransmissionHeader#wrap}):
-     * a copy of a few KiB costs less than a composite, its components and a slice made and released per message. A
-     * longer body stays a slice of the buffer it arrived in.
+     * A message put on a transmission queue whose body is at most this long ({@value} bytes) is written with its
+     * transmission header into one buffer, its body copied
+     * ({@link org.wharfmq.protocol.message.TransmissionHeader.Addressed#wrap}): a copy of a few KiB costs less than a
+     * composite, its components and a slice made and released per message. A longer body stays a slice of the buffer
+     * it arrived in.
      */
     public static final int TRANSMISSION_COPY_LIMIT_BYTES = 8 * 1024;
 

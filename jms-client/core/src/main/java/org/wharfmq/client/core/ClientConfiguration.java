@@ -33,6 +33,20 @@ public final class ClientConfiguration {
         return Math.max(1, prefetch / 2);
     }
 
+    /**
+     * Deliveries a consumer's or a browse's buffer may hold unread beyond twice its prefetch window before the client
+     * takes the server for broken: {@value}. A server sends a consumer at most its window of messages not yet
+     * consumed, and one more per PULL (one PULL at a time); a server that sends past {@link #maxBuffered} ends the
+     * connection, without reconnecting, rather than fill the application's memory (docs/security.md, "What a hostile
+     * server can do to a client").
+     */
+    public static final int DELIVERY_SLACK = 16;
+
+    /** The most deliveries a consumer or browse of {@code prefetch} holds unread: twice that and {@link #DELIVERY_SLACK}. */
+    public static int maxBuffered(int prefetch) {
+        return (int) Math.min(Integer.MAX_VALUE, 2L * Math.max(0, prefetch) + DELIVERY_SLACK);
+    }
+
     /** {@code heartbeat}: the heartbeat interval the client asks for, in ms: {@value} (the server may lower it). */
     public static final int DEFAULT_HEARTBEAT_MILLIS = 10_000;
 
@@ -118,6 +132,16 @@ public final class ClientConfiguration {
      * (docs/performance-log.md, session 27).
      */
     public static final int IN_VM_LOOPS = 1;
+
+    /**
+     * Longest frame (type byte and payload) a client reads from a server before {@code HELLO_OK}: {@value} bytes. The
+     * handshake's frames are a few hundred bytes (the server reads at most 8 KiB of the client's); a longer one ends
+     * the link unread, so a server or a man in the middle that has not logged the client in cannot make it take more
+     * memory than this. From {@code HELLO_OK} on, the limit is the server's declared maxMessageLength plus
+     * {@link org.wharfmq.protocol.message.MessageLengthLimit#FRAME_OVERHEAD_BYTES}, what it may send
+     * (docs/security.md, "What a hostile server can do to a client").
+     */
+    public static final int HANDSHAKE_FRAME_BYTES = 64 * 1024;
 
     /** Size of a fresh socket read buffer: {@value} bytes; a larger frame gets a buffer of its own size. */
     public static final int READ_BUFFER_BYTES = 64 * 1024;

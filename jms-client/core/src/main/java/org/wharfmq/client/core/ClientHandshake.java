@@ -7,6 +7,7 @@ import org.wharfmq.protocol.auth.ScramException;
 import org.wharfmq.protocol.frame.Frame;
 import org.wharfmq.protocol.frame.ErrorCode;
 import org.wharfmq.protocol.frame.ServerFrameHandler;
+import org.wharfmq.protocol.message.MessageLengthLimit;
 
 import java.nio.charset.StandardCharsets;
 import java.util.List;
@@ -41,6 +42,10 @@ public final class ClientHandshake implements ServerFrameHandler {
     private FrameLink link;
     /** The SCRAM exchange once chosen (by the reading thread). */
     private ScramClient scram;
+    /** The mechanism the client answered AUTH_MECHANISMS with, null before; the reading thread's. */
+    private String chosen;
+    /** Whether SCRAM's AUTH_CHALLENGE came (one per exchange); the reading thread's. */
+    private boolean challenged;
     /**
      * The SCRAM exchange once its proof is sent: written by the thread in {@link #await} after it derived the keys,
      * read by the reading thread at HELLO_OK (volatile: that read sees the keys).
@@ -95,6 +100,10 @@ public final class ClientHandshake implements ServerFrameHandler {
 
     @Override
     public void onAuthMechanisms(Frame.AuthMechanisms frame) {
+        if (chosen != null) {
+            unexpected(frame); // once per handshake: a second offer would have the client choose again
+            return;
+        }
         try {
             choose(frame.mechanisms());
         } catch (ClientException e) {
@@ -105,10 +114,11 @@ public final class ClientHandshake implements ServerFrameHandler {
     @Override
     public void onAuthChallenge(Frame.AuthChallenge frame) {
         ScramClient exchange = scram;
-        if (exchange == null) {
+        if (exchange == null || challenged) {
             unexpected(frame);
             return;
         }
+        challenged = true;
         forConnectingThread.add(() -> prove(exchange, frame.data()));
     }
 
@@ -123,9 +133,21 @@ public final class ClientHandshake implements ServerFrameHandler {
         }
     }
 
+    /**
+     * The login's end. Refused unless the client has sent its AUTH first (a server that skips the exchange would log in
+     * a client with a password without knowing it) and, for SCRAM, the server's signature proves it knows the user's
+     * key. Raises the link's frame limit to what the server declared: its maxMessageLength and a frame's fields.
+     */
     @Override
     public void onHelloOk(Frame.HelloOk frame) {
         try {
+            if (chosen == null) {
+                throw new ScramException("the server accepted the login before it offered its mechanisms and the"
+                        + " client chose one (HELLO_OK without AUTH_MECHANISMS and AUTH): a server that does not"
+                        + " follow the protocol, or one impersonating the real one without knowing the user's key;"
+                        + " the client does not trust it. Check the address (and use ssl:// with a verified"
+                        + " certificate to know whom you talk to)");
+            }
             if (scram != null) {
                 ScramClient exchange = proven;
                 if (exchange == null) {
@@ -133,6 +155,7 @@ public final class ClientHandshake implements ServerFrameHandler {
                 }
                 exchange.verifyServerFinal(frame.data());
             }
+            link.frameLimit(MessageLengthLimit.frameLimit(frame.maxMessageLength()));
             done.complete(frame);
         } catch (ScramException e) {
             done.completeExceptionally(scramFailed(e));
@@ -196,14 +219,15 @@ public final class ClientHandshake implements ServerFrameHandler {
     }
 
     private ClientException scramFailed(ScramException e) {
-        return new ClientException(ErrorCode.AUTHENTICATION_FAILED, "Authentication with Wharf at " + server + " failed for user '" + user + "': "
-                + e.getMessage());
+        return new ClientException(ErrorCode.AUTHENTICATION_FAILED, "Authentication with Wharf at " + server + " failed"
+                + (user == null ? " (anonymous)" : " for user '" + user + "'") + ": " + e.getMessage());
     }
 
     private void choose(List<String> offered) throws ClientException {
         if (byCertificate(offered)) {
             // the authorisation identity: empty for the user the certificate is mapped to; a name the server checks
             byte[] authzid = user == null ? new byte[0] : user.getBytes(StandardCharsets.UTF_8);
+            chosen = Mechanisms.EXTERNAL;
             link.write(new Frame.Auth(Mechanisms.EXTERNAL, authzid));
         } else if (user == null) {
             if (!offered.contains(Mechanisms.ANONYMOUS)) {
@@ -211,14 +235,17 @@ public final class ClientHandshake implements ServerFrameHandler {
                         + String.join(", ", offered) + "): connect with createConnection(user, password) or the"
                         + " factory's user and password.");
             }
+            chosen = Mechanisms.ANONYMOUS;
             link.write(new Frame.Auth(Mechanisms.ANONYMOUS, new byte[0]));
         } else if (offered.contains(Mechanisms.SCRAM_SHA_256)) {
             scram = new ScramClient(user, password);
             java.util.Arrays.fill(password, '\0');
+            chosen = Mechanisms.SCRAM_SHA_256;
             link.write(new Frame.Auth(Mechanisms.SCRAM_SHA_256, scram.clientFirst()));
         } else if (offered.contains(Mechanisms.PLAIN) && overTls) {
             byte[] message = ("\0" + user + "\0" + new String(password)).getBytes(StandardCharsets.UTF_8);
             java.util.Arrays.fill(password, '\0');
+            chosen = Mechanisms.PLAIN;
             link.write(new Frame.Auth(Mechanisms.PLAIN, message));
         } else if (offered.equals(List.of(Mechanisms.ANONYMOUS))) {
             throw new ClientException(ErrorCode.AUTHENTICATION_FAILED, "Wharf at " + server + " has no users, so it cannot log in user '" + user

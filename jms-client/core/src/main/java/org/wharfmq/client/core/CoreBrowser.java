@@ -35,6 +35,9 @@ public final class CoreBrowser implements DeliveryTarget {
     private final int id;
     private final WireDestination queue;
     private final int creditBatch;
+    /** The browse's window, and the most deliveries its buffer holds unread ({@link ClientConfiguration#maxBuffered}). */
+    private final int prefetch;
+    private final int maxBuffered;
     /** The link the browse lives on; the server's place in the queue goes with it. */
     private final ConnectedLink on;
     /** Set when a reconnection replaced {@link #on}: the browse cannot go on. */
@@ -49,12 +52,14 @@ public final class CoreBrowser implements DeliveryTarget {
     /** Messages read since credit was last returned; the browsing thread. */
     private int unreturnedCredit;
 
-    private CoreBrowser(CoreConnection connection, int sessionId, WireDestination queue, int creditBatch, ConnectedLink on) {
+    private CoreBrowser(CoreConnection connection, int sessionId, WireDestination queue, int prefetch, ConnectedLink on) {
         this.connection = connection;
         this.sessionId = sessionId;
         this.id = connection.nextConsumerId();
         this.queue = queue;
-        this.creditBatch = creditBatch;
+        this.prefetch = prefetch;
+        this.creditBatch = ClientConfiguration.creditBatch(prefetch);
+        this.maxBuffered = ClientConfiguration.maxBuffered(prefetch);
         this.on = on;
     }
 
@@ -74,8 +79,7 @@ public final class CoreBrowser implements DeliveryTarget {
         String sent = checked(connection, queue, selector);
         while (true) {
             ConnectedLink on = connection.usableLink();
-            CoreBrowser browser = new CoreBrowser(connection, sessionId, queue, ClientConfiguration.creditBatch(prefetch),
-                    on);
+            CoreBrowser browser = new CoreBrowser(connection, sessionId, queue, prefetch, on);
             connection.consumers().registerBrowser(browser.id, browser);
             try {
                 Frame.Error error = connection.request(on, rid -> new Frame.CreateConsumer(rid, sessionId, browser.id,
@@ -133,15 +137,20 @@ public final class CoreBrowser implements DeliveryTarget {
     public void deliver(Frame.Deliver deliver) {
         lock.lock();
         try {
-            if (finished) {
+            if (finished || buffer.size() >= maxBuffered) {
                 deliver.message().release();
+                if (finished) {
+                    return;
+                }
+            } else {
+                buffer.addLast(deliver);
+                arrived.signalAll();
                 return;
             }
-            buffer.addLast(deliver);
-            arrived.signalAll();
         } finally {
             lock.unlock();
         }
+        connection.deliveryPastWindow(on, "the browse " + id + " of " + queue, prefetch, maxBuffered);
     }
 
     /** PULL_DONE for this browse. */

@@ -139,7 +139,7 @@ public final class CoreConnection {
         PendingRequests.Request request = register(on);
         on.write(new Frame.StatusRequest(request.id, command));
         throwIfError(await(request, "STATUS_REQUEST " + command));
-        return request.statusReply().json();
+        return request.required(request.statusReply(), "STATUS_REPLY").json();
     }
 
     /** The first link: the addresses in order, each once. */
@@ -610,6 +610,20 @@ public final class CoreConnection {
      * lost: see {@link #giveUp}. While it reconnects, requests on the lost link fail (each caller knows what that means
      * for it), buffered deliveries are dropped (the server takes them back), and waiting threads wait on.
      */
+    /**
+     * The server sent {@code what} (a consumer, a browse) a delivery past its window: {@code buffered} deliveries wait
+     * unread, {@link ClientConfiguration#maxBuffered} of its {@code prefetch}. The link ends and the connection is
+     * lost without reconnecting, as for a protocol error: the application's memory is not the server's to fill.
+     * Called on {@code on}'s reading thread, by the target, outside its own lock.
+     */
+    void deliveryPastWindow(ConnectedLink on, String what, int prefetch, int buffered) {
+        linkLost(on, "the server sent " + what + " more deliveries than its prefetch window of " + prefetch
+                + " allows: " + buffered + " wait unread (a server sends at most the window, and one message per PULL;"
+                + " the client holds at most twice the window and " + ClientConfiguration.DELIVERY_SLACK + "). The"
+                + " client does not reconnect: a server that breaks the protocol, or a stream rewritten in transit"
+                + " (use ssl://)", null, false);
+    }
+
     private void linkLost(ConnectedLink link, String reason, Throwable cause, boolean mayReconnect) {
         ClientException lost = new ClientException("Connection to Wharf at " + link.address() + " was lost: " + reason, cause);
         Reconnector starting;

@@ -122,6 +122,8 @@ public final class CoreConsumer implements DeliveryTarget {
     private final int id;
     /** Credit is returned in batches of this many consumed deliveries. */
     private final int creditBatch;
+    /** The most deliveries the buffer holds unread ({@link ClientConfiguration#maxBuffered}): past it the server broke the window. */
+    private final int maxBuffered;
     /**
      * Its session's settlement: whether the session drops what arrives (between a ROLLBACK and its answer, read on the
      * reading thread), and what each message handed out counts as.
@@ -183,6 +185,7 @@ public final class CoreConsumer implements DeliveryTarget {
         this.id = id;
         this.creditBatch = creditBatch;
         this.spec = spec;
+        this.maxBuffered = ClientConfiguration.maxBuffered(spec.prefetch());
         this.settlement = settlement;
         this.dispatcher = dispatcher;
         this.arrival = new FrameWait(null) {
@@ -278,14 +281,26 @@ public final class CoreConsumer implements DeliveryTarget {
     @Override
     public void deliver(Frame.Deliver deliver) {
         boolean handedOn;
+        ConnectedLink pastWindow = null;
         synchronized (this) {
             // between a ROLLBACK and its answer the server takes back whatever it sent meanwhile
             if (closed || settlement.isDiscarding()) {
                 deliver.message().release();
                 return;
             }
-            buffer.addLast(deliver);
-            handedOn = handling != null;
+            if (buffer.size() >= maxBuffered) {
+                pastWindow = link != null ? link : connection.current();
+                handedOn = false;
+            } else {
+                buffer.addLast(deliver);
+                handedOn = handling != null;
+            }
+        }
+        if (pastWindow != null) {
+            deliver.message().release();
+            connection.deliveryPastWindow(pastWindow, "consumer " + id + " of " + spec.destination(), spec.prefetch(),
+                    maxBuffered);
+            return;
         }
         if (handedOn) {
             dispatcher.ready(this, 1);

@@ -100,7 +100,8 @@ public final class CoreXaResource implements XAResource {
     @Override
     public int prepare(Xid xid) throws XAException {
         WireXid wire = wire(xid, "prepare");
-        Frame.XaResult result = call(rid -> new Frame.XaPrepare(rid, wire), "XA prepare of " + wire).xaResult();
+        Frame.XaResult result = xaResult(call(rid -> new Frame.XaPrepare(rid, wire), "XA prepare of " + wire),
+                "XA prepare of " + wire);
         return result.result() == Frame.XA_RDONLY ? XA_RDONLY : XA_OK;
     }
 
@@ -131,7 +132,7 @@ public final class CoreXaResource implements XAResource {
         if ((flags & TMSTARTRSCAN) == 0) {
             return new Xid[0]; // the scan's start returned every prepared branch
         }
-        List<WireXid> prepared = call(Frame.XaRecover::new, "XA recover").xaResult().xids();
+        List<WireXid> prepared = xaResult(call(Frame.XaRecover::new, "XA recover"), "XA recover").xids();
         Xid[] xids = new Xid[prepared.size()];
         for (int i = 0; i < xids.length; i++) {
             xids[i] = new CoreXid(prepared.get(i));
@@ -212,6 +213,17 @@ public final class CoreXaResource implements XAResource {
             throw toXAException(error);
         }
         return request;
+    }
+
+    /** The XA_RESULT that answered {@code request}; XAER_RMERR when the server answered OK instead, saying so. */
+    private static Frame.XaResult xaResult(PendingRequests.Request request, String what) throws XAException {
+        try {
+            return request.required(request.xaResult(), "XA_RESULT");
+        } catch (ClientException e) {
+            XAException failed = xa(XAException.XAER_RMERR, what + ": " + e.getMessage());
+            failed.initCause(e);
+            throw failed;
+        }
     }
 
     private static WireXid wire(Xid xid, String what) throws XAException {

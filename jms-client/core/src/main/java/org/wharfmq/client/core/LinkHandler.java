@@ -10,7 +10,9 @@ import org.wharfmq.protocol.Heartbeat;
 import org.wharfmq.protocol.ProtocolVersion;
 import org.wharfmq.protocol.frame.ErrorCode;
 import org.wharfmq.protocol.frame.Frame;
+import org.wharfmq.protocol.frame.FrameTooLongException;
 import org.wharfmq.protocol.frame.ServerFrameHandler;
+import org.wharfmq.protocol.message.MessageLengthLimit;
 
 import java.io.IOException;
 import java.nio.channels.ClosedChannelException;
@@ -100,6 +102,14 @@ public final class LinkHandler implements FrameListener, ServerFrameHandler {
             if (e.getCause() instanceof ClientException refused) {
                 throw refused;
             }
+            FrameTooLongException tooLong = tooLong(e.getCause());
+            if (tooLong != null) {
+                throw new ClientException("Wharf at " + address + " sent a frame of " + tooLong.length() + " bytes in the"
+                        + " handshake, more than the " + tooLong.limit() + " a client reads before the login is done"
+                        + " (ClientConfiguration.HANDSHAKE_FRAME_BYTES); the client read no further. A Wharf server's"
+                        + " handshake frames are a few hundred bytes: is " + address + " a Wharf server, or does"
+                        + " something between rewrite the stream (use ssl://)?", tooLong);
+            }
             if (address.isTls() && e.getCause() instanceof IOException lost) {
                 // a TLS 1.3 server checks the client's certificate after the client's handshake has finished
                 throw Transport.tlsFailure(address, tls, lost);
@@ -109,6 +119,10 @@ public final class LinkHandler implements FrameListener, ServerFrameHandler {
             link.close(connectTimeoutMillis);
             throw new ClientException("Wharf at " + address + " did not complete the handshake within "
                     + connectTimeoutMillis + " ms (connectTimeout). Is it a Wharf server?", null);
+        } catch (RuntimeException e) {
+            // a step of the handshake on this thread failed on what the server sent: the link must not stay open
+            link.close(connectTimeoutMillis);
+            throw new ClientException("Wharf at " + address + " did not complete the handshake: " + e, e);
         } catch (InterruptedException e) {
             link.close(connectTimeoutMillis);
             Thread.currentThread().interrupt();
@@ -254,11 +268,30 @@ public final class LinkHandler implements FrameListener, ServerFrameHandler {
     @Override
     public void onFailure(Throwable cause) {
         ConnectedLink link = connected;
+        FrameTooLongException tooLong = tooLong(cause);
         if (link == null) {
             hello.completeExceptionally(cause);
+        } else if (tooLong != null) {
+            // the server broke its own limit: connecting again would meet it again, a message held for ever
+            events.linkLost(link, "the server sent a frame of " + tooLong.length() + " bytes, more than the "
+                    + tooLong.limit() + " it declared it may send (its maxMessageLength of " + link.maxMessageLength()
+                    + " bytes in HELLO_OK, and " + MessageLengthLimit.FRAME_OVERHEAD_BYTES + " for a frame's fields);"
+                    + " the client read none of it and does not reconnect. A server that breaks its own limit, or a"
+                    + " stream rewritten in transit (use ssl://); if the queue manager's maxMessageLength was lowered"
+                    + " while longer messages were stored, raise it back to deliver them", tooLong, false);
         } else {
             events.linkLost(link, String.valueOf(cause.getMessage() == null ? cause : cause.getMessage()), cause, true);
         }
+    }
+
+    /** The {@link FrameTooLongException} that {@code cause} is or wraps (a Netty decoder's), else null. */
+    private static FrameTooLongException tooLong(Throwable cause) {
+        for (Throwable t = cause; t != null; t = t.getCause()) {
+            if (t instanceof FrameTooLongException tooLong) {
+                return tooLong;
+            }
+        }
+        return null;
     }
 
     @Override

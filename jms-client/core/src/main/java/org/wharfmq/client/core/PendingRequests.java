@@ -62,6 +62,21 @@ public final class PendingRequests {
             return statusReply;
         }
 
+        /**
+         * {@code answer}, the answer of its own frame ({@code frame}: XA_RESULT, STATUS_REPLY, ...) this request was
+         * answered with; a server that answered it OK instead broke the protocol, which this says rather than let a
+         * null through.
+         *
+         * @throws ClientException when {@code answer} is null
+         */
+        public <T> T required(T answer, String frame) throws ClientException {
+            if (answer == null) {
+                throw new ClientException("Wharf at " + on.address() + " answered request " + id + " with OK, not the "
+                        + frame + " it needs: a server that breaks the protocol", null);
+            }
+            return answer;
+        }
+
         @Override
         protected boolean isOver() {
             return answer.isDone();

@@ -1,6 +1,6 @@
 package org.wharfmq.server.queue;
 
-import io.netty.buffer.ByteBuf;
+import org.wharfmq.protocol.message.TransmissionHeader;
 
 /**
  * What may take a non-persistent message put to a queue before the queue does ({@link LocalQueue#handOver}): a sender
@@ -11,10 +11,11 @@ import io.netty.buffer.ByteBuf;
 public interface HandOff {
 
     /**
-     * Takes {@code message} (the stored bytes of a message for the queue, which it then owns), or leaves it to be put
-     * on the queue as any other (false, {@code message} untouched). It must never block, and must take a message only
-     * when the queue has nothing for it that the message would overtake: it spends the credit of its consumer for it
-     * with {@link LocalQueue#spendForHandOff}, which says so.
+     * Takes {@code message} (a message for the transmission queue as it was put, and the transmission header it is to
+     * carry, not yet written: the taker owns the message's buffer then, and writes the header where it sends it), or
+     * leaves it to be put on the queue as any other (false, {@code message} untouched). It must never block, and must
+     * take a message only when the queue has nothing for it that the message would overtake: it spends the credit of
+     * its consumer for it with {@link LocalQueue#spendForHandOff}, which says so.
      */
-    boolean take(ByteBuf message);
+    boolean take(TransmissionHeader.Addressed message);
 }

@@ -4,6 +4,7 @@ import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufAllocator;
 import org.wharfmq.protocol.frame.ErrorCode;
 import org.wharfmq.protocol.message.MessageHeaders;
+import org.wharfmq.protocol.message.TransmissionHeader;
 import org.wharfmq.protocol.selector.Selector;
 import org.wharfmq.server.LockOrder;
 import org.wharfmq.server.OrderedLock;
@@ -220,6 +221,16 @@ public final class LocalQueue {
     /** The queue name. */
     public String name() {
         return name;
+    }
+
+    /** Whether the queue is deleted (by an administrator, or as unused): what reaches it is discarded. */
+    public boolean isDeleted() {
+        lock.lock();
+        try {
+            return life.deleted();
+        } finally {
+            lock.unlock();
+        }
     }
 
     /** Whether persistent messages on this queue are recorded in the store (never for a temporary queue). */
@@ -636,9 +647,10 @@ public final class LocalQueue {
      * Offers a message about to be put here, outside a unit of work (the caller's to know), to the queue's hand-off
      * ({@link #startHandOff}) before any place is taken for it: one that is non-persistent, due now and not expired.
      *
-     * @return whether the hand-off took {@code content} (which it then owns); false: put it as any message
+     * @param message the message as put, with the transmission header it is to carry; {@code headers} its headers
+     * @return whether the hand-off took {@code message} (its buffer then the hand-off's); false: put it as any message
      */
-    public boolean handOver(ByteBuf content, MessageHeaders headers) {
+    public boolean handOver(TransmissionHeader.Addressed message, MessageHeaders headers) {
         HandOff taker = handOff.get();
         if (taker == null || headers.persistent() || headers.deliveryTime() > 0) {
             return false;
@@ -647,7 +659,7 @@ public final class LocalQueue {
         if (expiration != 0 && clock.millis() >= expiration) {
             return false; // the queue discards it
         }
-        return taker.take(content);
+        return taker.take(message);
     }
 
     /**

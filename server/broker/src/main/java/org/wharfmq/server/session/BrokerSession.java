@@ -552,11 +552,13 @@ public final class BrokerSession {
     }
 
     /**
-     * A message for another queue manager: a copy of its headers with the transmission header, with its body (copied
-     * when short: {@link Configuration#TRANSMISSION_COPY_LIMIT_BYTES}), on the transmission queue; {@code content} is released once the copy has its place there. A name
-     * qualified by the queue manager ({@code QM2/ORDERS}) needs the send permission on the transmission queue too,
-     * as IBM MQ checks it. Outside a unit of work, a non-persistent message may go past the queue to the channel that
-     * streams its messages ({@link LocalQueue#handOver}): then null.
+     * A message for another queue manager, with its transmission header ({@link TransmissionHeader#address}: measured
+     * once, in one look at the message). Outside a unit of work a non-persistent message may go past the queue to the
+     * channel that streams its messages ({@link LocalQueue#handOver}), which takes {@code content} and writes the
+     * header straight into its frames: then null. Otherwise a copy of its headers with the transmission header, with
+     * its body (copied when short: {@link Configuration#TRANSMISSION_COPY_LIMIT_BYTES}), goes on the transmission
+     * queue, and {@code content} is released once the copy has its place there. A name qualified by the queue manager
+     * ({@code QM2/ORDERS}) needs the send permission on the transmission queue too, as IBM MQ checks it.
      */
     private QueuedMessage toTransmissionQueue(ByteBuf content, MessageHeaders headers,
                                               QueueNameResolver.Resolution resolution) {
@@ -564,17 +566,14 @@ public final class BrokerSession {
         if (resolution.qualified()) {
             access.check(Permission.SEND, queue.name());
         }
-        ByteBuf wrapped = TransmissionHeader.wrap(channel.alloc(), content, resolution.queueManager(),
-                resolution.remoteQueue(), queueManager.resolver().queueManagerName(),
-                Configuration.TRANSMISSION_COPY_LIMIT_BYTES);
+        TransmissionHeader.Addressed addressed = TransmissionHeader.address(content, resolution.queueManager(),
+                resolution.remoteQueue(), queueManager.resolver().queueManagerName());
+        if (transaction == null && queue.handOver(addressed, headers)) {
+            return null; // the channel's now, content with it
+        }
+        ByteBuf wrapped = addressed.wrap(channel.alloc(), Configuration.TRANSMISSION_COPY_LIMIT_BYTES);
         try {
-            MessageHeaders wrappedHeaders = TransmissionHeader.headersOf(wrapped, headers, resolution.remoteQueue());
-            if (transaction == null && queue.handOver(wrapped, wrappedHeaders)) {
-                wrapped = null; // the channel's now
-                content.release();
-                return null;
-            }
-            QueuedMessage message = new QueuedMessage(queue, wrapped, wrappedHeaders);
+            QueuedMessage message = new QueuedMessage(queue, wrapped, addressed.headers(headers));
             if (!queue.reserve(message)) {
                 throw new WharfException(ErrorCode.UNKNOWN_DESTINATION, "Transmission queue '" + queue.name()
                         + "' was deleted while the message was put to it: define it again.");
@@ -582,9 +581,7 @@ public final class BrokerSession {
             content.release();
             return message;
         } catch (RuntimeException e) {
-            if (wrapped != null) {
-                wrapped.release();
-            }
+            wrapped.release();
             throw e;
         }
     }

@@ -116,6 +116,10 @@ public final class InProcessTakes implements AutoCloseable {
     /**
      * Opens the session's consumer on queue {@code queue}, which may be handed {@code credit} messages before
      * {@link #credit} gives more; they come to {@link #next} in the queue's order.
+     *
+     * @throws WharfException UNKNOWN_DESTINATION, naming the queue, when it was deleted as the consumer opened (an
+     *                        administrator's delete between the consumer's attachment and its registration would
+     *                        otherwise leave it on a queue that never tells it), or the consumer is gone already
      */
     public void consume(String queue, int credit, long timeoutMillis) throws InterruptedException {
         consume(queue, null, credit, timeoutMillis);
@@ -131,12 +135,25 @@ public final class InProcessTakes implements AutoCloseable {
         call("Taking the messages of queue '" + queue + "'", id -> session.openConsumer(new Frame.CreateConsumer(id,
                 SESSION, CONSUMER, WireDestination.queue(queue), selector, credit, 0, null)), timeoutMillis);
         // the answer comes from inside openConsumer, before the loop's task ends: ask for the consumer in a task after
+        ServerConsumer opened;
         try {
-            consumer = loop.submit(() -> session.consumer(CONSUMER)).get(timeoutMillis, TimeUnit.MILLISECONDS);
+            opened = loop.submit(() -> session.consumer(CONSUMER)).get(timeoutMillis, TimeUnit.MILLISECONDS);
         } catch (ExecutionException | TimeoutException e) {
             throw WharfException.illegalState("Taking the messages of queue '" + queue + "': the consumer opened"
                     + " is not found on the queue manager's loop (" + e + ").");
         }
+        if (opened == null) {
+            throw new WharfException(ErrorCode.UNKNOWN_DESTINATION, "Taking the messages of queue '" + queue
+                    + "': the consumer opened on it is gone already (" + (deletedBecause != null ? deletedBecause
+                    : "the in-process session was closed") + "). Nothing is taken; open it again.");
+        }
+        if (opened.queue().isDeleted()) {
+            throw new WharfException(ErrorCode.UNKNOWN_DESTINATION, "Taking the messages of queue '" + queue
+                    + "': the queue was deleted as its consumer opened" + (deletedBecause != null ? " ("
+                    + deletedBecause + ")" : "") + ". Nothing is taken: define the queue again (wharf admin define"
+                    + " queue " + queue + ").");
+        }
+        consumer = opened;
     }
 
     /**

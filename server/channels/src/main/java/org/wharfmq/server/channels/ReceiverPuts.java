@@ -6,6 +6,7 @@ import io.netty.buffer.CompositeByteBuf;
 import org.wharfmq.protocol.TemporaryNames;
 import org.wharfmq.protocol.message.BodyType;
 import org.wharfmq.protocol.message.MessageHeaders;
+import org.wharfmq.protocol.message.PropertySection;
 import org.wharfmq.protocol.message.TransmissionHeader;
 import org.wharfmq.protocol.message.WireDestination;
 import org.wharfmq.protocol.message.WireMessage;
@@ -20,6 +21,7 @@ import org.wharfmq.server.topic.TopicNames;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 
 /**
  * Where a message a receiver channel brings goes on this queue manager: the queue its transmission header names, as
@@ -89,13 +91,40 @@ final class ReceiverPuts {
 
     /**
      * Routes {@code message} (left as it is: the bytes are a new buffer or a retained duplicate), which came from
-     * {@code from}. Reads the two properties of its transmission header in place, for every message a channel brings.
+     * {@code from}. Finds the two properties of its transmission header in one walk of its property section, for
+     * every message a channel brings, and decodes neither when they name this queue manager and the queue the
+     * message's JMSDestination names (as the sending queue manager writes them: {@link TransmissionHeader}).
      */
     Routed route(Partner from, ByteBuf message) {
-        Identity partner = from.user();
         MessageHeaders headers = MessageHeaders.read(message);
-        Object queueManager = headers.property(message, TransmissionHeader.QUEUE_MANAGER, QUEUE_MANAGER_UTF8);
-        Object queue = headers.property(message, TransmissionHeader.QUEUE, QUEUE_UTF8);
+        int properties = message.readerIndex() + headers.propertiesOffset();
+        long tags = PropertySection.tagsOf(message, properties, QUEUE_MANAGER_UTF8, QUEUE_UTF8); // one walk for both
+        int queueManagerTag = PropertySection.firstTag(tags);
+        int queueTag = PropertySection.secondTag(tags);
+        String here = host.config().name();
+        Object queueManager; // null: this queue manager's (or none named)
+        Object queue;
+        if (queueManagerTag == PropertySection.DUPLICATE || queueTag == PropertySection.DUPLICATE) {
+            Map<String, Object> all = headers.readProperties(message); // a decoder keeps the last of a name
+            queueManager = all.get(TransmissionHeader.QUEUE_MANAGER);
+            queue = all.get(TransmissionHeader.QUEUE);
+        } else {
+            // compared in place: the header names this queue manager and the queue the sender wrote as JMSDestination
+            queueManager = queueManagerTag == -1 || PropertySection.isString(message, queueManagerTag, here) ? null
+                    : PropertySection.valueOf(message, queueManagerTag);
+            WireDestination written = headers.destination();
+            queue = queueTag == -1 ? null
+                    : written != null && PropertySection.isString(message, queueTag, written.name()) ? written.name()
+                    : PropertySection.valueOf(message, queueTag);
+        }
+        return route(from, message, headers, here.equals(queueManager) ? null : queueManager, queue);
+    }
+
+    /**
+     * Routes {@code message}, of headers {@code headers}, whose transmission header names {@code queueManager} (null:
+     * this one, or none) and {@code queue}.
+     */
+    private Routed route(Partner from, ByteBuf message, MessageHeaders headers, Object queueManager, Object queue) {
         if (HierarchyMessages.isForwardedPublication(queueManager, queue, host.config().name())) {
             Object topic = headers.readProperties(message).get(HierarchyMessages.TOPIC);
             return publication(from, message, topic instanceof String t ? t : "");
@@ -104,8 +133,7 @@ final class ReceiverPuts {
             return deadLetter(message, null, "it has no transmission header (" + TransmissionHeader.QUEUE + "): it"
                     + " was put on the sender's transmission queue by its name");
         }
-        String destination = queueManager == null || queueManager.equals(host.config().name()) ? q
-                : queueManager + String.valueOf(TransmissionHeader.QUALIFIER) + q;
+        String destination = queueManager == null ? q : queueManager + String.valueOf(TransmissionHeader.QUALIFIER) + q;
         if (destination.length() > ChannelConfiguration.MAX_DESTINATION_CHARS) {
             // neither remembered (SendVerdicts), nor logged, nor written to the dead letter whole
             return deadLetter(message, null, "its transmission header names a destination of "
@@ -123,7 +151,7 @@ final class ReceiverPuts {
             return deadLetter(message, destination, refusal);
         }
         // a SEND goes where the message's JMSDestination says, which the sending queue manager wrote as the queue
-        // here (TransmissionHeader.wrap); a message for a third queue manager, or from a sender that wrote the name
+        // here (TransmissionHeader.address); a message for a third queue manager, or from a sender that wrote the name
         // its producer used, is written anew (the body stays as it is)
         WireDestination to = TransmissionHeader.destinationOf(destination);
         if (headers.destination() != null && destination.equals(headers.destination().name())) {
@@ -284,7 +312,7 @@ final class ReceiverPuts {
 
     /**
      * {@code message} with JMSDestination {@code destination}: its header and property sections written anew, its
-     * body a retained slice of {@code message} (as {@link TransmissionHeader#wrap} keeps it). {@code forwardedBy}: for
+     * body a retained slice of {@code message} (as {@link TransmissionHeader.Addressed#wrap} keeps a long one). {@code forwardedBy}: for
      * a forwarded publication, the partner it came from, written as its {@link HierarchyMessages#FROM} (and
      * {@link HierarchyMessages#ORIGIN} when it names none); null for any other message.
      */

@@ -10,6 +10,7 @@ import org.wharfmq.protocol.frame.Frame;
 import org.wharfmq.protocol.frame.WireXid;
 import org.wharfmq.protocol.message.MessageHeaders;
 import org.wharfmq.protocol.message.MessageReader;
+import org.wharfmq.protocol.message.TransmissionHeader;
 import org.wharfmq.server.Configuration;
 import org.wharfmq.server.ServerPlugin.Host;
 import org.wharfmq.server.queue.HandOff;
@@ -58,7 +59,9 @@ import java.util.concurrent.locks.ReentrantLock;
  * thread waits until a message must go in a batch, the acknowledgement is due, or nothing comes for the disconnect
  * interval; a burst is written and flushed once. While it waits so, a message put when the queue has nothing for the
  * channel goes past the queue: the thread that puts it writes it at once ({@link #handOver}, the queue's
- * {@link HandOff}), after anything the queue had delivered to the channel and not yet sent, spending the same credit. Once the queue has stayed empty for
+ * {@link HandOff}), after anything the queue had delivered to the channel and not yet sent, spending the same credit,
+ * its transmission header written straight into the partner connection's frame run, never into a buffer of its own
+ * ({@link TransmissionHeader.Addressed}). Once the queue has stayed empty for
  * {@link ChannelConfiguration#FAST_SETTLE_MILLIS} after it, or half the credit has gone since the last ask, the sender
  * asks the partner to confirm what went (CHANNEL_FAST_CONFIRM, answered in order once the receiver has read them), and
  * acknowledges it on the transmission queue (outside a branch) at the partner's OK. Until then each holds the
@@ -352,17 +355,20 @@ final class SenderChannel implements Runnable {
 
     private void writeOutsideBatch(Taken d) {
         unsettledUpTo = d.deliveryId();
-        writeFast(d.message());
+        long bytes = d.message().readableBytes(); // before the frame owns it
+        writeFast(new Frame.ChannelFastMessage(d.message()), bytes); // as stored; the frame owns it
     }
 
-    /** Writes {@code message} outside the batches, unconfirmed and holding a credit until the partner confirms it. */
-    private void writeFast(ByteBuf message) {
+    /**
+     * Writes {@code frame}, a message of {@code bytes} bytes, outside the batches, unconfirmed and holding a credit
+     * until the partner confirms it.
+     */
+    private void writeFast(Frame.ChannelFastMessage frame, long bytes) {
         assert turn.isHeldByCurrentThread() : "the partner connection's writer holds the turn";
-        long bytes = message.readableBytes(); // before the frame owns it
         unsettled++;
         unconfirmed++;
         lastOutsideBatchNanos = System.nanoTime();
-        partner.write(new Frame.ChannelFastMessage(message)); // as stored; the frame owns it
+        partner.write(frame);
         sent.addOutsideBatch(bytes);
     }
 
@@ -439,27 +445,28 @@ final class SenderChannel implements Runnable {
      * Sends first what the queue delivered to the channel and is not sent yet ({@link #sendDelivered}), then, when
      * nothing is left there nor waits on the queue and the channel has credit for it ({@link InProcessTakes#spendForHandOff}),
      * writes {@code message} to the partner outside the batches, past the queue: no place on it, no delivery, no
-     * acknowledgement of its own. Counted and confirmed as one delivered (CHANNEL_FAST_CONFIRM), it holds a credit
+     * acknowledgement of its own, no buffer of its own (its transmission header is written as the frame is, into the
+     * frame run, and its body copied there once). Counted and confirmed as one delivered (CHANNEL_FAST_CONFIRM), it holds a credit
      * until its confirmation, so the credit still bounds what a lost connection may swallow. Never blocks.
      *
      * @return whether it took {@code message}; false leaves it to the queue (the channel busy, the partner connection
      * lost, a message the partner does not read, something queued before it, no credit)
      */
-    private boolean handOver(ByteBuf message) {
+    private boolean handOver(TransmissionHeader.Addressed message) {
         if (!streaming || !turn.tryLock()) {
             return false;
         }
         boolean taken = false;
         boolean wake = false;
         try {
-            if (!streaming || !fast || !partner.isOpen() || !fits(message)) {
+            if (!streaming || !fast || !partner.isOpen() || !fits(message.length())) {
                 return false;
             }
             sendDelivered(); // never overtaken: what the queue delivered first goes first
             if (local.spendForHandOff()) {
                 unsettledHandedOver++;
                 unconfirmedHandedOver++;
-                writeFast(message);
+                writeFast(new Frame.ChannelFastMessage(message), message.length()); // the frame owns its buffer
                 sentHandedOver.increment();
                 if (unconfirmed >= settleEvery) {
                     askConfirmation();
@@ -514,7 +521,12 @@ final class SenderChannel implements Runnable {
      * message), so such a message could go neither to its queue nor to the partner's dead-letter queue.
      */
     private boolean fits(ByteBuf message) {
-        return 1L + message.readableBytes() <= (long) partner.maxMessageLength() + Configuration.FRAME_OVERHEAD_ALLOWANCE;
+        return fits(message.readableBytes());
+    }
+
+    /** {@link #fits} for a message of {@code length} bytes. */
+    private boolean fits(int length) {
+        return 1L + length <= (long) partner.maxMessageLength() + Configuration.FRAME_OVERHEAD_ALLOWANCE;
     }
 
     /**

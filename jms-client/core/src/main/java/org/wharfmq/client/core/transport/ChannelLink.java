@@ -12,6 +12,7 @@ import io.netty.handler.timeout.IdleState;
 import io.netty.handler.timeout.IdleStateEvent;
 import io.netty.util.internal.PlatformDependent;
 import org.wharfmq.protocol.frame.Frame;
+import org.wharfmq.protocol.frame.FrameDecoder;
 import org.wharfmq.protocol.frame.HeartbeatIdleHandler;
 
 import javax.net.ssl.SSLException;
@@ -121,6 +122,13 @@ final class ChannelLink implements FrameLink {
     public void startHeartbeat(int millis) {
         channel.pipeline().replace(Transport.IDLE_HANDLER, Transport.IDLE_HANDLER,
                 new HeartbeatIdleHandler(millis));
+    }
+
+    @Override
+    public void frameLimit(int maxFrameLength) {
+        FrameDecoder decoder = channel.pipeline().get(FrameDecoder.class);
+        assert channel.eventLoop().inEventLoop() : "the frame limit is the event loop's";
+        decoder.limit(maxFrameLength);
     }
 
     @Override

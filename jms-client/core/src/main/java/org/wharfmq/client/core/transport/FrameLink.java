@@ -116,6 +116,14 @@ public interface FrameLink {
      */
     void startHeartbeat(int millis);
 
+    /**
+     * From the next frame read on, the longest frame (type byte and payload) the link reads from the server: a longer
+     * one ends the link with a {@link org.wharfmq.protocol.frame.FrameTooLongException}, unread. A link starts at
+     * {@link org.wharfmq.client.core.ClientConfiguration#HANDSHAKE_FRAME_BYTES}; the handshake raises it to what the
+     * server declared in {@code HELLO_OK}. Called on the link's reading thread, by what it delivers the frame to.
+     */
+    void frameLimit(int maxFrameLength);
+
     /** Whether the link is still open. */
     boolean isOpen();
 

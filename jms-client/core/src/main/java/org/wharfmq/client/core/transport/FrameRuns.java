@@ -9,6 +9,7 @@ import io.netty.handler.ssl.SslHandler;
 import org.wharfmq.client.core.ClientConfiguration;
 import org.wharfmq.protocol.frame.Frame;
 import org.wharfmq.protocol.frame.FrameEncoder;
+import org.wharfmq.protocol.message.TransmissionHeader;
 
 /**
  * How a link on a {@link NetworkLoop} writes the frames of one drain: their bytes, header and message together, copied
@@ -20,7 +21,9 @@ import org.wharfmq.protocol.frame.FrameEncoder;
  * its bytes need, and the handler never joins a header and a message into a new buffer before a wrap. Every frame
  * goes this way but the heartbeat's pings, which the pipeline's encoder writes.
  *
- * <p>A frame costs one copy of its bytes into a buffer that serves every frame of the drain. Of a message longer than
+ * <p>A frame costs one copy of its bytes into a buffer that serves every frame of the drain. A message a sender
+ * channel sends as it was put has its transmission header written here, into the run, before its body
+ * ({@link FrameEncoder#addressedOf}): no buffer of its own, the message copied once. Of a message longer than
  * a run only what completes the current run is copied: the run is written whole, then the rest of the message as it
  * is (which a TLS handler wraps in place, record by record).
  *
@@ -78,12 +81,18 @@ final class FrameRuns {
             if (message == null) {
                 return;
             }
+            int index = message.readerIndex();
             int length = message.readableBytes();
+            TransmissionHeader.Addressed addressed = FrameEncoder.addressedOf(frame);
+            if (addressed != null) { // its transmission header written here, then its body copied as any message's
+                writeHead(channel, addressed);
+                index = addressed.bodyIndex();
+                length = addressed.bodyLength();
+            }
             int copied = length <= runBytes ? length : run == null ? 0 : runBytes - run.writerIndex();
-            append(channel, message, message.readerIndex(), copied);
+            append(channel, message, index, copied);
             if (copied < length) { // the run is full and written: the rest goes as it is
-                channel.write(message.retainedSlice(message.readerIndex() + copied, length - copied),
-                        channel.voidPromise());
+                channel.write(message.retainedSlice(index + copied, length - copied), channel.voidPromise());
             }
         } finally {
             if (message != null) {
@@ -104,10 +113,35 @@ final class FrameRuns {
         }
     }
 
+    /**
+     * Writes the transmission header of a message sent as it was put ({@link TransmissionHeader.Addressed#writeHead})
+     * straight into the run when the run has room for it, else into the header buffer, whose bytes are then copied
+     * into the runs as a frame header's are (a run is written only once full).
+     */
+    private void writeHead(Channel channel, TransmissionHeader.Addressed addressed) {
+        if (run == null) {
+            run = newRun(channel);
+        }
+        if (runBytes - run.writerIndex() >= addressed.headLength()) {
+            addressed.writeHead(run);
+            if (run.writerIndex() == runBytes) {
+                end(channel);
+            }
+            return;
+        }
+        header.clear();
+        addressed.writeHead(header);
+        append(channel, header, header.readerIndex(), header.readableBytes());
+    }
+
+    private ByteBuf newRun(Channel channel) {
+        return direct ? channel.alloc().directBuffer(runBytes) : channel.alloc().heapBuffer(runBytes);
+    }
+
     private void append(Channel channel, ByteBuf from, int index, int length) {
         while (length > 0) {
             if (run == null) {
-                run = direct ? channel.alloc().directBuffer(runBytes) : channel.alloc().heapBuffer(runBytes);
+                run = newRun(channel);
             }
             int n = Math.min(length, runBytes - run.writerIndex());
             run.writeBytes(from, index, n);

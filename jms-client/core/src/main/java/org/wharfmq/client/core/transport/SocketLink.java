@@ -12,9 +12,11 @@ import org.wharfmq.protocol.frame.Frame;
 import org.wharfmq.protocol.frame.FrameDecoder;
 import org.wharfmq.protocol.frame.FrameEncoder;
 import org.wharfmq.protocol.frame.FrameArray;
+import org.wharfmq.protocol.frame.FrameTooLongException;
 import org.wharfmq.protocol.frame.LargeFrameBuffers;
 import org.wharfmq.protocol.frame.LargeFrameMemory;
 import org.wharfmq.protocol.frame.MalformedFrameException;
+import org.wharfmq.protocol.message.TransmissionHeader;
 
 import org.wharfmq.client.core.ClientException;
 import java.io.IOException;
@@ -119,6 +121,8 @@ final class SocketLink implements FrameLink {
     private ByteBuf in;
     /** Bytes the incomplete frame at the reader index of {@link #in} still lacks, at least. */
     private int needed;
+    /** The longest frame read ({@link #frameLimit}); owned by the holder of {@link #readTurn}. */
+    private int maxFrameLength = ClientConfiguration.HANDSHAKE_FRAME_BYTES;
     /** The buffers large frames are read into, kept for the next; owned by the holder of {@link #readTurn}. */
     private final LargeFrameBuffers largeFrames = new LargeFrameBuffers(LargeFrameMemory.JVM);
     /** The socket's read timeout as last set; owned by the holder of {@link #readTurn}. */
@@ -411,12 +415,19 @@ final class SocketLink implements FrameLink {
             if (message == null) {
                 return;
             }
+            int index = message.readerIndex();
             int length = message.readableBytes();
+            TransmissionHeader.Addressed addressed = FrameEncoder.addressedOf(frame);
+            if (addressed != null) { // its transmission header first, then the body as it is
+                addressed.writeHead(staged);
+                index = addressed.bodyIndex();
+                length = addressed.bodyLength();
+            }
             if (length <= COPY_LIMIT) {
-                staged.writeBytes(message, message.readerIndex(), length);
+                staged.writeBytes(message, index, length);
             } else {
                 writeStaged();
-                message.getBytes(message.readerIndex(), output, length);
+                message.getBytes(index, output, length);
                 lastWriteNanos = System.nanoTime();
             }
         } finally {
@@ -604,10 +615,13 @@ final class SocketLink implements FrameLink {
      * left at the reader index needs (0 when none is there or its length is not read yet).
      */
     private int deliverFrames(ByteBuf in) {
+        // a frame longer than maxFrameLength is refused before a buffer of its size is taken (largeFrameBuffer)
         while (in.readableBytes() >= 4) {
             int length = in.getInt(in.readerIndex());
-            if (length < 1) {
-                throw new MalformedFrameException("frame length " + length + " is not a valid length (at least 1, the type byte)");
+            if (length < 1 || length > maxFrameLength) {
+                throw length < 1
+                        ? new MalformedFrameException("frame length " + length + " is not a valid length (at least 1, the type byte)")
+                        : new FrameTooLongException(length, maxFrameLength);
             }
             int available = in.readableBytes() - 4;
             if (available < length) {
@@ -666,9 +680,10 @@ final class SocketLink implements FrameLink {
     /**
      * A buffer for the large frame of {@code frameBytes} whose first bytes {@code in} holds at its reader index, with
      * those bytes: one of the link's kept buffers ({@link LargeFrameBuffers}), else an array of the frame's size (the
-     * server is trusted with the client's memory, as the whole frame will be held anyway) that is never used again
+     * whole frame will be held anyway) that is never used again
      * ({@link FrameArray}), so that its message's body may stay in it. Reads stop at its end, so a frame is read into
-     * it whole without being copied again.
+     * it whole without being copied again. A frame is at most {@link #maxFrameLength}: what the server declared
+     * it would send (its maxMessageLength), or in the handshake {@link ClientConfiguration#HANDSHAKE_FRAME_BYTES}.
      */
     private ByteBuf largeFrameBuffer(ByteBuf in, int frameBytes) {
         ByteBuf frame = largeFrames.take(alloc, frameBytes);
@@ -719,6 +734,12 @@ final class SocketLink implements FrameLink {
             }
             writeWaitingWhileFree();
         }
+    }
+
+    @Override
+    public void frameLimit(int maxFrameLength) {
+        assert readTurn.isHeldByCurrentThread() : "the frame limit is the reading thread's";
+        this.maxFrameLength = maxFrameLength;
     }
 
     @Override

@@ -35,12 +35,6 @@ public final class Transport {
     /** Name of the idle-state handler in an in-VM pipeline, for replacing it once the heartbeat is agreed. */
     static final String IDLE_HANDLER = "idle";
 
-    /**
-     * The client accepts any frame the server sends: the server enforces the message size limit on what it
-     * stores, so a delivery can never be larger than that limit plus the frame header.
-     */
-    private static final int MAX_INBOUND_FRAME = Integer.MAX_VALUE - 16;
-
     private Transport() {
     }
 
@@ -113,7 +107,10 @@ public final class Transport {
                 if (ssl != null) {
                     ch.pipeline().addLast("tls", ssl);
                 }
-                ch.pipeline().addLast("decoder", new FrameDecoder(MAX_INBOUND_FRAME));
+                // no frame past the limit is skipped: limit() refuses it first, from the handshake's on
+                FrameDecoder decoder = new FrameDecoder(Integer.MAX_VALUE - 16);
+                decoder.limit(ClientConfiguration.HANDSHAKE_FRAME_BYTES);
+                ch.pipeline().addLast("decoder", decoder);
                 ch.pipeline().addLast("encoder", FrameEncoder.INSTANCE);
                 ch.pipeline().addLast(IDLE_HANDLER, new IdleStateHandler(0, 0, 0));
                 ch.pipeline().addLast("client", link.inbound());

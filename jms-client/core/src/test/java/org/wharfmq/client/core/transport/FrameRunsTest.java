@@ -15,6 +15,9 @@ import org.junit.jupiter.params.provider.EnumSource;
 import org.wharfmq.client.core.ClientConfiguration;
 import org.wharfmq.protocol.frame.Frame;
 import org.wharfmq.protocol.frame.FrameDecoder;
+import org.wharfmq.protocol.message.TransmissionHeader;
+import org.wharfmq.protocol.message.WireDestination;
+import org.wharfmq.protocol.message.WireMessage;
 
 import java.util.ArrayList;
 import java.util.List;
@@ -73,6 +76,58 @@ class FrameRunsTest {
         }
         assertEquals(bytes, read);
         assertEquals((bytes + RECORD - 1) / RECORD, count, "runs for " + bytes + " bytes");
+    }
+
+    /**
+     * Messages a sender channel takes as they are put, their transmission headers written as the frames are: into
+     * the run where it has room for one, else through the header buffer (a head that straddles a run's end), their
+     * bodies after it as any message's (the rest of a long one as it is). The partner reads each as the message wrapped
+     * for a transmission queue would be, byte for byte; each message's reference is let go.
+     */
+    @Test
+    void aMessageSentAsPutHasItsTransmissionHeaderWrittenIntoTheRunsAsItsWrappedBytes() {
+        FrameRuns runs = new FrameRuns(3000, true);
+        EmbeddedChannel channel = new EmbeddedChannel();
+        int[] bodies = {2000, 0, 2700, 2850, 2900, 2950, 5000, 100, 9000, 2600};
+        List<ByteBuf> originals = new ArrayList<>();
+        List<ByteBuf> expected = new ArrayList<>();
+        for (int i = 0; i < 40; i++) {
+            WireMessage m = new WireMessage();
+            m.destination = WireDestination.queue("ORDERS.REMOTE");
+            m.replyTo = WireDestination.queue("REPLIES." + i);
+            m.properties.put("index", i);
+            m.body = new byte[bodies[i % bodies.length]];
+            for (int j = 0; j < m.body.length; j++) {
+                m.body[j] = (byte) (i * 31 + j);
+            }
+            ByteBuf message = Unpooled.buffer();
+            m.encode(message);
+            originals.add(message);
+            TransmissionHeader.Addressed addressed = TransmissionHeader.address(message.retain(), "QM2", "ORDERS",
+                    "QM1");
+            expected.add(addressed.wrap(UnpooledByteBufAllocator.DEFAULT, Integer.MAX_VALUE));
+            runs.write(channel, new Frame.ChannelFastMessage(addressed));
+            runs.write(channel, new Frame.Ok(i));
+        }
+        runs.end(channel);
+        channel.flush();
+
+        EmbeddedChannel decoding = new EmbeddedChannel(new FrameDecoder(Integer.MAX_VALUE));
+        for (ByteBuf b; (b = channel.readOutbound()) != null; ) {
+            decoding.writeInbound(b);
+        }
+        for (int i = 0; i < originals.size(); i++) {
+            Frame.ChannelFastMessage read = assertInstanceOf(Frame.ChannelFastMessage.class, decoding.readInbound(),
+                    "frame " + 2 * i);
+            assertTrue(ByteBufUtil.equals(expected.get(i), read.message()), "message " + i + " as wrapped");
+            read.message().release();
+            expected.get(i).release();
+            assertEquals(new Frame.Ok(i), decoding.readInbound(), "frame " + (2 * i + 1));
+            assertEquals(1, originals.get(i).refCnt(), "the frame's reference was let go once written");
+            originals.get(i).release();
+        }
+        assertNull(decoding.readInbound(), "nothing more");
+        decoding.finishAndReleaseAll();
     }
 
     private static void framesAreCopiedIntoRunsOfTheirSize(FrameRuns runs, int[] sizes) {

@@ -27,6 +27,10 @@ public abstract class TestLink implements FrameLink {
     }
 
     @Override
+    public void frameLimit(int maxFrameLength) {
+    }
+
+    @Override
     public boolean isOpen() {
         return true;
     }
