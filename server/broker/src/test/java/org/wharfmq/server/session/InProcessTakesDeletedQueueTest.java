@@ -43,13 +43,16 @@ class InProcessTakesDeletedQueueTest {
             try (InProcessTakes takes = host.get().takeMessages()) {
                 SingleThreadEventExecutor loop = (SingleThreadEventExecutor) takes.loop();
                 CountDownLatch held = new CountDownLatch(1);
+                CountDownLatch holding = new CountDownLatch(1);
                 loop.execute(() -> {
+                    holding.countDown();
                     try {
                         held.await(); // the loop runs nothing until the consume's open is queued behind this
                     } catch (InterruptedException e) {
                         Thread.currentThread().interrupt();
                     }
                 });
+                holding.await(); // the holding task runs: it is no longer among the loop's pending tasks
                 CompletableFuture<Throwable> consumed = new CompletableFuture<>();
                 Thread consumer = new Thread(() -> {
                     try {
