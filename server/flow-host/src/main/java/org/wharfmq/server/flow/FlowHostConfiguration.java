@@ -57,14 +57,6 @@ public final class FlowHostConfiguration {
      */
     public static final int IN_PROCESS_INPUT_CREDIT = 1_000;
 
-    /**
-     * Bytes of non-persistent messages a reader's input taken inside the queue manager receives before it takes them
-     * off their queue, whatever their count: {@value}. Messages received and not taken off still count against the
-     * server's memory budget; 128 unsettled 4 MB messages filled it, and the flow's own reply then waited for the
-     * budget the flow was holding.
-     */
-    public static final long IN_PROCESS_INPUT_SETTLE_BYTES = 1L << 20;
-
     /** How long opening or closing an input taken inside the queue manager waits for it: {@value} ms. */
     public static final long IN_PROCESS_TIMEOUT_MILLIS = 10_000;
 

@@ -24,9 +24,7 @@ import java.util.function.Predicate;
  *       {@link InProcessTakes#acknowledge}, not waited for), so a crash of the server never gives it to the flow
  *       again;</li>
  *   <li>non-persistent ones are taken off together, with their credit, every half window
- *       ({@link FlowHostConfiguration#IN_PROCESS_INPUT_CREDIT}) or {@link FlowHostConfiguration#IN_PROCESS_INPUT_SETTLE_BYTES}
- *       of them, whichever comes first (unsettled, they hold the server's memory budget, which the flow's own sends
- *       may wait for), before the reader waits for more and before the
+ *       ({@link FlowHostConfiguration#IN_PROCESS_INPUT_CREDIT}), before the reader waits for more and before the
  *       consumer closes: nothing but this session could give them back (a crash ends them), so no event loop is woken
  *       per message.</li>
  * </ul>
@@ -44,8 +42,6 @@ final class InProcessConsumer implements MessageConsumer {
     private long unsettled = -1;
     /** The credit of the messages received since the last acknowledgement. */
     private int creditDue;
-    /** The bytes of the messages received since the last acknowledgement. */
-    private long bytesDue;
     private boolean closed;
 
     InProcessConsumer(InProcessTakes takes, String selector) {
@@ -105,7 +101,6 @@ final class InProcessConsumer implements MessageConsumer {
             }
         }
         WharfMessage message;
-        bytesDue += taken.message().readableBytes();
         try {
             message = MessageCodec.decode(taken.message(), taken.deliveryCount());
         } finally {
@@ -114,8 +109,7 @@ final class InProcessConsumer implements MessageConsumer {
         unsettled = taken.deliveryId();
         creditDue++;
         if (message.getJMSDeliveryMode() == DeliveryMode.PERSISTENT
-                || creditDue >= FlowHostConfiguration.IN_PROCESS_INPUT_CREDIT / 2
-                || bytesDue >= FlowHostConfiguration.IN_PROCESS_INPUT_SETTLE_BYTES) {
+                || creditDue >= FlowHostConfiguration.IN_PROCESS_INPUT_CREDIT / 2) {
             settle();
         }
         return message;
@@ -127,7 +121,6 @@ final class InProcessConsumer implements MessageConsumer {
             takes.acknowledge(unsettled, creditDue, 0);
             unsettled = -1;
             creditDue = 0;
-            bytesDue = 0;
         }
     }
 
