@@ -27,7 +27,6 @@ import org.wharfmq.server.transport.OpenConnections;
 import org.wharfmq.server.transport.ServerTls;
 import org.wharfmq.server.queue.QueueManager;
 import org.wharfmq.server.security.Authenticator;
-import org.wharfmq.server.security.Identity;
 import org.wharfmq.server.security.Logins;
 import org.wharfmq.server.session.InProcessTakes;
 import org.wharfmq.server.session.XaBranches;
@@ -378,9 +377,9 @@ public final class WharfServer implements AutoCloseable {
             }
 
             @Override
-            public InProcessTakes takeMessages(Identity who, String peer) {
+            public InProcessTakes takeMessages() {
                 return InProcessTakes.open(ioGroup.next(), config, queueManager, topicManager, xaBranches,
-                        accessControl, who, peer);
+                        accessControl);
             }
         };
         for (ServerPlugin plugin : plugins) {

@@ -11,7 +11,6 @@ import org.wharfmq.server.management.Management;
 import org.wharfmq.server.management.ReplicationState;
 import org.wharfmq.server.metrics.ReplicaMetrics;
 import org.wharfmq.server.security.AccessControl;
-import org.wharfmq.server.security.Identity;
 import org.wharfmq.server.security.Logins;
 import org.wharfmq.server.security.Permission;
 import org.wharfmq.server.session.InProcessTakes;
@@ -97,7 +96,7 @@ final class ReplicaListener implements AutoCloseable {
         }
 
         @Override
-        public InProcessTakes takeMessages(Identity who, String peer) {
+        public InProcessTakes takeMessages() {
             throw notRunning();
         }
 
