@@ -42,7 +42,8 @@ public final class LinkHandler implements FrameListener, ServerFrameHandler {
     /** The longest message this client receives ({@code maxReceiveLength}), whatever the server declares. */
     private final int maxReceiveLength;
     /** The WARNINGs of answers for what no longer waits: the first, then at most one line a minute. */
-    private final ThrottledLog noLongerWaits = ThrottledLog.ofUnexpectedAnswers(LOG);
+    private final ThrottledLog noLongerWaits = new ThrottledLog(line -> LOG.log(System.Logger.Level.WARNING, line),
+            ClientConfiguration.UNEXPECTED_ANSWER_LOG_MILLIS, System::nanoTime);
     private volatile boolean established;
     /** The link once the handshake is done and the connection has it; null before. */
     private volatile ConnectedLink connected;

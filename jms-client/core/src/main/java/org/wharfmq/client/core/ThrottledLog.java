@@ -31,12 +31,6 @@ final class ThrottledLog {
         this.nanoClock = nanoClock;
     }
 
-    /** One link's log of answers for what no longer waits, with {@link ClientConfiguration#UNEXPECTED_ANSWER_LOG_MILLIS}. */
-    static ThrottledLog ofUnexpectedAnswers(System.Logger log) {
-        return new ThrottledLog(line -> log.log(System.Logger.Level.WARNING, line),
-                ClientConfiguration.UNEXPECTED_ANSWER_LOG_MILLIS, System::nanoTime);
-    }
-
     /** Logs {@code line}, or counts it when the last line was logged less than the interval ago. */
     void warn(Supplier<String> line) {
         long skipped;
