@@ -35,6 +35,7 @@ import java.util.TreeSet;
  * @param heartbeatMillis      requested heartbeat interval, 0 = none from this side
  * @param connectTimeoutMillis bound on connecting and on the HELLO handshake
  * @param requestTimeoutMillis bound on waiting for the answer to any request
+ * @param maxReceiveLength     the longest message received from a server, whatever it declares
  * @param syncSends            every send waits for the server's answer
  * @param clientName           name the server shows for this connection
  * @param clientId             the client ID every connection of the factory is given as it is created (option
@@ -46,12 +47,15 @@ import java.util.TreeSet;
  * @param reconnect            whether and how a lost connection is made again
  */
 record BrokerUrl(String text, List<BrokerAddress> addresses, int prefetch, int heartbeatMillis, int connectTimeoutMillis,
-                 int requestTimeoutMillis, boolean syncSends, String clientName, String clientId,
+                 int requestTimeoutMillis, int maxReceiveLength, boolean syncSends, String clientName, String clientId,
                  DeserializationPolicy deserialization,
                  ClientTls tls, ReconnectPolicy reconnect) {
 
     /** The option that turns TLS on for a {@code tcp://} URL ({@code ssl://} needs none). */
     static final String SSL_OPTION = "ssl";
+
+    /** The option that bounds what a connection receives ({@link ClientConfiguration#DEFAULT_MAX_RECEIVE_LENGTH}). */
+    static final String MAX_RECEIVE_LENGTH_OPTION = "maxReceiveLength";
 
     /** The option that gives every connection of a factory its client ID. */
     static final String CLIENT_ID_OPTION = "clientID";
@@ -60,7 +64,8 @@ record BrokerUrl(String text, List<BrokerAddress> addresses, int prefetch, int h
 
     private static Set<String> options() {
         Set<String> options = new TreeSet<>(Set.of("prefetch", "heartbeat", "connectTimeout", "requestTimeout",
-                "syncSends", "clientName", CLIENT_ID_OPTION, SSL_OPTION, DeserializationPolicy.URL_OPTION));
+                MAX_RECEIVE_LENGTH_OPTION, "syncSends", "clientName", CLIENT_ID_OPTION, SSL_OPTION,
+                DeserializationPolicy.URL_OPTION));
         options.addAll(ClientTls.OPTIONS);
         options.addAll(WharfConnectionFactory.RECONNECT_OPTIONS);
         for (DeserializationLimit limit : DeserializationLimit.values()) {
@@ -106,6 +111,7 @@ record BrokerUrl(String text, List<BrokerAddress> addresses, int prefetch, int h
         int heartbeat = ClientConfiguration.DEFAULT_HEARTBEAT_MILLIS;
         int connectTimeout = ClientConfiguration.DEFAULT_CONNECT_TIMEOUT_MILLIS;
         int requestTimeout = ClientConfiguration.DEFAULT_REQUEST_TIMEOUT_MILLIS;
+        int maxReceiveLength = ClientConfiguration.DEFAULT_MAX_RECEIVE_LENGTH;
         boolean syncSends = false;
         String clientName = ClientConfiguration.DEFAULT_CLIENT_NAME;
         String clientId = null;
@@ -147,6 +153,7 @@ record BrokerUrl(String text, List<BrokerAddress> addresses, int prefetch, int h
                 case "heartbeat" -> heartbeat = intOption(url, name, value, 0);
                 case "connectTimeout" -> connectTimeout = intOption(url, name, value, 1);
                 case "requestTimeout" -> requestTimeout = intOption(url, name, value, 1);
+                case MAX_RECEIVE_LENGTH_OPTION -> maxReceiveLength = intOption(url, name, value, 0);
                 case "syncSends" -> syncSends = booleanOption(url, name, value);
                 case "clientName" -> clientName = value;
                 case CLIENT_ID_OPTION -> clientId = clientIdOption(url, value);
@@ -167,8 +174,8 @@ record BrokerUrl(String text, List<BrokerAddress> addresses, int prefetch, int h
         for (BrokerAddress address : addresses) {
             connected.add(withTls(address, ssl));
         }
-        return new BrokerUrl(url, List.copyOf(connected), prefetch, heartbeat, connectTimeout, requestTimeout, syncSends,
-                clientName, clientId, deserialization(url, allowList, limits), tls,
+        return new BrokerUrl(url, List.copyOf(connected), prefetch, heartbeat, connectTimeout, requestTimeout,
+                maxReceiveLength, syncSends, clientName, clientId, deserialization(url, allowList, limits), tls,
                 new ReconnectPolicy(reconnectAttempts, reconnectInterval, reconnectMaxInterval));
     }
 

@@ -71,7 +71,7 @@ public class WharfConnection implements Connection, QueueConnection, TopicConnec
         try {
             this.core = CoreConnection.connect(new ConnectionSettings(url.addresses(), url.tls(), user, password,
                     url.clientName(), url.heartbeatMillis(), url.connectTimeoutMillis(), url.requestTimeoutMillis(),
-                    url.reconnect(), 0), new Listener());
+                    url.maxReceiveLength(), url.reconnect(), 0), new Listener());
         } catch (ClientException e) {
             throw JmsErrors.toException(e);
         }

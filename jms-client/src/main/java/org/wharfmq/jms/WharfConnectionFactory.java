@@ -31,6 +31,10 @@ import java.util.LinkedHashMap;
  *   <li>{@code heartbeat} — heartbeat interval in ms, 0 = none from this side (default 10000)</li>
  *   <li>{@code connectTimeout} — ms for connecting and the handshake (default 10000)</li>
  *   <li>{@code requestTimeout} — ms to wait for any answer from the server (default 30000)</li>
+ *   <li>{@code maxReceiveLength} — the longest message, in bytes, the connection receives from a server (default
+ *       104857600, 100 MiB, a queue manager's default maxMessageLength): the client reads no frame longer than the
+ *       lower of this and the server's maxMessageLength (and 64 KiB for a frame's fields), so a hostile server cannot
+ *       make it take more memory per frame; a longer one ends the connection, naming this option</li>
  *   <li>{@code syncSends} — {@code true} makes every send wait for the server (default false)</li>
  *   <li>{@code clientName} — the name the server shows for the connection</li>
  *   <li>{@code clientID} — the client ID each connection (and JMSContext) of the factory has from its creation: an

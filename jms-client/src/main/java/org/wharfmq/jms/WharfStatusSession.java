@@ -37,7 +37,7 @@ public final class WharfStatusSession implements AutoCloseable {
         try {
             core = CoreConnection.connect(new ConnectionSettings(url.addresses(), url.tls(), user, password,
                     url.clientName(), url.heartbeatMillis(), url.connectTimeoutMillis(), url.requestTimeoutMillis(),
-                    ReconnectPolicy.NONE, Frame.Hello.STATUS_SESSION), ConnectionListener.NONE);
+                    url.maxReceiveLength(), ReconnectPolicy.NONE, Frame.Hello.STATUS_SESSION), ConnectionListener.NONE);
         } catch (ClientException e) {
             throw JmsErrors.toException(e);
         }

@@ -21,6 +21,7 @@ class BrokerUrlTest {
         assertEquals(1000, url.prefetch());
         assertEquals(10_000, url.heartbeatMillis());
         assertEquals(30_000, url.requestTimeoutMillis());
+        assertEquals(100 * 1024 * 1024, url.maxReceiveLength(), "a queue manager's default maxMessageLength");
         assertFalse(url.syncSends());
     }
 
@@ -47,6 +48,7 @@ class BrokerUrlTest {
         assertEquals(70, url.requestTimeoutMillis());
         assertTrue(url.syncSends());
         assertEquals("my app", url.clientName());
+        assertEquals(1 << 30, BrokerUrl.parse("tcp://h:1?maxReceiveLength=1073741824").maxReceiveLength());
     }
 
     @Test

@@ -87,6 +87,105 @@ class HostileServerTest {
         }
     }
 
+    /**
+     * A server that declares the most maxMessageLength there is cannot make the client take frames that long: it reads
+     * none longer than its own maxReceiveLength (by default a queue manager's default maxMessageLength) and a frame's
+     * fields, and says which option to raise. (An in-VM connection takes what its server declares: that server is in
+     * the same process. A Netty link's decoder is held to the bound in ChannelHostileReceiverTest, a channel's.)
+     */
+    @Test
+    void aFrameLongerThanTheClientsMaxReceiveLengthEndsTheConnectionNamingTheOption() throws Exception {
+        try (FakeServer server = FakeServer.tcp()) {
+            server.maxMessageLength = Integer.MAX_VALUE; // 2 GiB declared in HELLO_OK
+            Connection c = new WharfConnectionFactory(server.url() + RECONNECTING).createConnection();
+            CompletableFuture<JMSException> lost = new CompletableFuture<>();
+            c.setExceptionListener(lost::complete);
+            int limit = MessageLengthLimit.frameLimit(ClientConfiguration.DEFAULT_MAX_RECEIVE_LENGTH);
+            server.client().writeAndFlush(Unpooled.buffer().writeInt(limit + 1).writeByte(0)).sync();
+            JMSException e = lost.get(30, TimeUnit.SECONDS);
+            assertTrue(e.getMessage().contains("sent a frame of " + (limit + 1) + " bytes, more than the " + limit
+                    + " this client reads (its maxReceiveLength of " + ClientConfiguration.DEFAULT_MAX_RECEIVE_LENGTH
+                    + " bytes, lower than the server's maxMessageLength of " + Integer.MAX_VALUE), e.getMessage());
+            assertTrue(e.getMessage().contains("raise the broker URL's option maxReceiveLength"), e.getMessage());
+            c.close();
+        }
+    }
+
+    /** An application that raised maxReceiveLength, or lowered it, gets frames up to its own bound, not the default. */
+    @Test
+    void maxReceiveLengthIsTheApplicationsToChoose() throws Exception {
+        try (FakeServer server = FakeServer.tcp()) {
+            server.maxMessageLength = 1 << 30;
+            Connection c = new WharfConnectionFactory(server.url() + RECONNECTING + "&maxReceiveLength=1000")
+                    .createConnection();
+            CompletableFuture<JMSException> lost = new CompletableFuture<>();
+            c.setExceptionListener(lost::complete);
+            Session s = c.createSession(false, Session.AUTO_ACKNOWLEDGE);
+            javax.jms.MessageConsumer consumer = s.createConsumer(s.createQueue("Q"));
+            c.start();
+            server.expect(Frame.Hello.class);
+            server.expect(Frame.CreateSession.class);
+            int consumerId = server.expect(Frame.CreateConsumer.class).consumerId();
+            // a frame of 2,000 bytes and more: within the 64 KiB of a frame's fields beyond 1000 bytes, so taken
+            server.deliver(consumerId, 1, 1, FakeServer.text("x".repeat(2000)));
+            assertEquals("x".repeat(2000), ((javax.jms.TextMessage) consumer.receive(30_000)).getText());
+            int limit = MessageLengthLimit.frameLimit(1000);
+            server.client().writeAndFlush(Unpooled.buffer().writeInt(limit + 1).writeByte(0)).sync();
+            JMSException e = lost.get(30, TimeUnit.SECONDS);
+            assertTrue(e.getMessage().contains("more than the " + limit + " this client reads (its maxReceiveLength"
+                    + " of 1000 bytes"), e.getMessage());
+            c.close();
+        }
+    }
+
+    /**
+     * ERRORs for requests that no longer wait, and refusals of consumers the client does not have, are what a server
+     * can send without end: the application's log gets the first, then at most one line a minute, not one each.
+     */
+    @Test
+    void answersForWhatNoLongerWaitsAreLoggedOnceNotOneLineEach() throws Exception {
+        java.util.logging.Logger logger = java.util.logging.Logger.getLogger(
+                org.wharfmq.client.core.LinkHandler.class.getName());
+        java.util.List<String> warnings = new java.util.concurrent.CopyOnWriteArrayList<>();
+        java.util.logging.Handler capture = new java.util.logging.Handler() {
+            @Override
+            public void publish(java.util.logging.LogRecord r) {
+                if (r.getLevel() == java.util.logging.Level.WARNING) {
+                    warnings.add(r.getMessage());
+                }
+            }
+
+            @Override
+            public void flush() {
+            }
+
+            @Override
+            public void close() {
+            }
+        };
+        logger.addHandler(capture);
+        try (FakeServer server = FakeServer.tcp()) {
+            Connection c = new WharfConnectionFactory(server.url() + RECONNECTING).createConnection();
+            server.expect(Frame.Hello.class);
+            int flood = 1000;
+            for (int i = 1; i <= flood; i++) {
+                server.client().write(new Frame.Error(1_000_000 + i, ErrorCode.UNKNOWN_DESTINATION, "flood " + i, 0,
+                        0));
+                server.client().write(new Frame.ConsumerFailed(1_000_000 + i, ErrorCode.UNKNOWN_DESTINATION, "flood"));
+            }
+            server.client().flush();
+            // the barrier: the link reads in order, so the session's answer comes after every frame of the flood
+            c.createSession(false, Session.AUTO_ACKNOWLEDGE).close();
+            assertEquals(1, warnings.size(), "one line, not one per frame: " + warnings.size() + " lines, the first "
+                    + warnings.stream().limit(3).toList());
+            assertTrue(warnings.get(0).contains("reported UNKNOWN_DESTINATION for request 1000001, which no longer"
+                    + " waits: flood 1"), warnings.get(0));
+            c.close();
+        } finally {
+            logger.removeHandler(capture);
+        }
+    }
+
     @Test
     void deliveriesPastThePrefetchWindowEndTheConnection() throws Exception {
         try (FakeServer server = FakeServer.tcp()) {

@@ -10,9 +10,11 @@ import org.wharfmq.protocol.ProtocolVersion;
  * its value. The limits of ObjectMessage deserialisation are options too; their defaults and reasons are in
  * the JMS facade's {@code org.wharfmq.jms.message.DeserializationLimit}, one per option.
  *
- * <p>The client never repeats a server default: what the server decides (the heartbeat interval it agrees to, the
- * largest message it accepts) it says in {@code HELLO_OK}, and rules both ends share live in the protocol module
- * ({@link org.wharfmq.protocol.Heartbeat}).
+ * <p>The client never repeats a server default to follow it: what the server decides (the heartbeat interval it
+ * agrees to, the largest message it accepts) it says in {@code HELLO_OK}, and rules both ends share live in the
+ * protocol module ({@link org.wharfmq.protocol.Heartbeat}). The one number equal to a server default,
+ * {@link #DEFAULT_MAX_RECEIVE_LENGTH}, is the client's own bound, chosen so that against a default server it changes
+ * nothing.
  */
 public final class ClientConfiguration {
 
@@ -55,6 +57,20 @@ public final class ClientConfiguration {
 
     /** {@code requestTimeout}: longest the client waits for the answer to any request, in ms: {@value}. */
     public static final int DEFAULT_REQUEST_TIMEOUT_MILLIS = 30_000;
+
+    /**
+     * {@code maxReceiveLength}: the longest message the client receives from a server, in bytes: {@value} (100 MiB, a
+     * queue manager's default maxMessageLength, so that against a server with the default nothing it may deliver is
+     * refused). After {@code HELLO_OK} the client reads frames of at most the lower of this and the maxMessageLength
+     * the server declared there, plus a frame's fields
+     * ({@link org.wharfmq.protocol.message.MessageLengthLimit#FRAME_OVERHEAD_BYTES}): a server, or a man in the middle
+     * of a plain connection, that declares 2 GiB cannot make the client take more memory per frame than this. A longer
+     * frame ends the connection, unread and without reconnecting, naming this option; an application that receives
+     * longer messages from a server configured for them raises it (docs/security.md, "What a hostile server can do to
+     * a client"). An in-VM ({@code vm://}) connection takes what its server declares: that server runs in the same
+     * process, configured by whoever runs it.
+     */
+    public static final int DEFAULT_MAX_RECEIVE_LENGTH = 100 * 1024 * 1024;
 
     /** {@code clientName}: the name the server shows for a connection: {@value}. */
     public static final String DEFAULT_CLIENT_NAME = "wharf-jms";
@@ -137,11 +153,20 @@ public final class ClientConfiguration {
      * Longest frame (type byte and payload) a client reads from a server before {@code HELLO_OK}: {@value} bytes. The
      * handshake's frames are a few hundred bytes (the server reads at most 8 KiB of the client's); a longer one ends
      * the link unread, so a server or a man in the middle that has not logged the client in cannot make it take more
-     * memory than this. From {@code HELLO_OK} on, the limit is the server's declared maxMessageLength plus
-     * {@link org.wharfmq.protocol.message.MessageLengthLimit#FRAME_OVERHEAD_BYTES}, what it may send
-     * (docs/security.md, "What a hostile server can do to a client").
+     * memory than this. From {@code HELLO_OK} on, the limit is the lower of the server's declared maxMessageLength and
+     * the client's {@code maxReceiveLength}, plus
+     * {@link org.wharfmq.protocol.message.MessageLengthLimit#FRAME_OVERHEAD_BYTES} (docs/security.md, "What a hostile
+     * server can do to a client").
      */
     public static final int HANDSHAKE_FRAME_BYTES = 64 * 1024;
+
+    /**
+     * How often the client logs an answer or a refusal its server sent for something that no longer waits (a request
+     * that timed out, a consumer already closed), in ms: {@value}. The first of a connection is logged at once (a
+     * WARNING), the next ones counted and logged in one line, with their number and the last of them, once this long
+     * has passed since the last line: a server that sends them without end (a hostile one) fills no log.
+     */
+    public static final long UNEXPECTED_ANSWER_LOG_MILLIS = 60_000;
 
     /** Size of a fresh socket read buffer: {@value} bytes; a larger frame gets a buffer of its own size. */
     public static final int READ_BUFFER_BYTES = 64 * 1024;

@@ -36,6 +36,8 @@ public final class ClientHandshake implements ServerFrameHandler {
     private final boolean overTls;
     private final boolean hasCertificate;
     private final String server;
+    /** The longest message this client receives, whatever the server declares ({@code maxReceiveLength}). */
+    private final int maxReceiveLength;
     private final CompletableFuture<Frame.HelloOk> done = new CompletableFuture<>();
     /** What the reading thread leaves to the thread in {@link #await}: the SCRAM proof, or a wake-up once done. */
     private final BlockingQueue<Runnable> forConnectingThread = new LinkedBlockingQueue<>();
@@ -58,13 +60,17 @@ public final class ClientHandshake implements ServerFrameHandler {
      * @param overTls  whether the connection is encrypted (PLAIN only then)
      * @param hasCertificate whether this client presents a TLS client certificate (the URL option keyStore)
      * @param server   the server's address, for messages
+     * @param maxReceiveLength the longest message the client receives: the link reads frames of at most the lower of
+     *                 this and the server's declared maxMessageLength, plus a frame's fields
      */
-    public ClientHandshake(String user, String password, boolean overTls, boolean hasCertificate, String server) {
+    public ClientHandshake(String user, String password, boolean overTls, boolean hasCertificate, String server,
+                           int maxReceiveLength) {
         this.user = user == null || user.isEmpty() ? null : user;
         this.password = password == null ? new char[0] : password.toCharArray();
         this.overTls = overTls;
         this.hasCertificate = hasCertificate;
         this.server = server;
+        this.maxReceiveLength = maxReceiveLength;
         done.whenComplete((ok, failure) -> forConnectingThread.add(() -> { })); // wakes await
     }
 
@@ -136,7 +142,8 @@ public final class ClientHandshake implements ServerFrameHandler {
     /**
      * The login's end. Refused unless the client has sent its AUTH first (a server that skips the exchange would log in
      * a client with a password without knowing it) and, for SCRAM, the server's signature proves it knows the user's
-     * key. Raises the link's frame limit to what the server declared: its maxMessageLength and a frame's fields.
+     * key. Raises the link's frame limit to what the server declared, its maxMessageLength, or the client's
+     * {@code maxReceiveLength} when that is lower, and a frame's fields.
      */
     @Override
     public void onHelloOk(Frame.HelloOk frame) {
@@ -155,7 +162,7 @@ public final class ClientHandshake implements ServerFrameHandler {
                 }
                 exchange.verifyServerFinal(frame.data());
             }
-            link.frameLimit(MessageLengthLimit.frameLimit(frame.maxMessageLength()));
+            link.frameLimit(MessageLengthLimit.frameLimit(Math.min(frame.maxMessageLength(), maxReceiveLength)));
             done.complete(frame);
         } catch (ScramException e) {
             done.completeExceptionally(scramFailed(e));

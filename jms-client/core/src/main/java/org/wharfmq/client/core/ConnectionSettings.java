@@ -17,13 +17,16 @@ import java.util.List;
  * @param heartbeatMillis      the heartbeat interval asked for, 0 for none from this side
  * @param connectTimeoutMillis bound on connecting and on the handshake
  * @param requestTimeoutMillis bound on waiting for the answer to any request
+ * @param maxReceiveLength     the longest message the connection receives, whatever a server declares
+ *                             ({@link ClientConfiguration#DEFAULT_MAX_RECEIVE_LENGTH})
  * @param reconnect            whether and how a lost connection is made again
  * @param helloFlags           the HELLO's flags: 0, or {@link org.wharfmq.protocol.frame.Frame.Hello#STATUS_SESSION}
  *                             for an administrator's status session on a replica (docs/protocol.md)
  */
 public record ConnectionSettings(List<BrokerAddress> addresses, ClientTls tls, String user, String password,
                                  String clientName, int heartbeatMillis, int connectTimeoutMillis,
-                                 int requestTimeoutMillis, ReconnectPolicy reconnect, int helloFlags) {
+                                 int requestTimeoutMillis, int maxReceiveLength, ReconnectPolicy reconnect,
+                                 int helloFlags) {
 
     public ConnectionSettings {
         addresses = List.copyOf(addresses);
@@ -36,18 +39,19 @@ public record ConnectionSettings(List<BrokerAddress> addresses, ClientTls tls, S
     public static ConnectionSettings of(BrokerAddress address, String user, String password, String clientName) {
         return new ConnectionSettings(List.of(address), null, user, password, clientName,
                 ClientConfiguration.DEFAULT_HEARTBEAT_MILLIS, ClientConfiguration.DEFAULT_CONNECT_TIMEOUT_MILLIS,
-                ClientConfiguration.DEFAULT_REQUEST_TIMEOUT_MILLIS, ReconnectPolicy.NONE, 0);
+                ClientConfiguration.DEFAULT_REQUEST_TIMEOUT_MILLIS, ClientConfiguration.DEFAULT_MAX_RECEIVE_LENGTH,
+                ReconnectPolicy.NONE, 0);
     }
 
     /** These settings with another reconnect policy. */
     public ConnectionSettings withReconnect(ReconnectPolicy policy) {
         return new ConnectionSettings(addresses, tls, user, password, clientName, heartbeatMillis, connectTimeoutMillis,
-                requestTimeoutMillis, policy, helloFlags);
+                requestTimeoutMillis, maxReceiveLength, policy, helloFlags);
     }
 
     /** These settings with other HELLO flags. */
     public ConnectionSettings withHelloFlags(int flags) {
         return new ConnectionSettings(addresses, tls, user, password, clientName, heartbeatMillis, connectTimeoutMillis,
-                requestTimeoutMillis, reconnect, flags);
+                requestTimeoutMillis, maxReceiveLength, reconnect, flags);
     }
 }

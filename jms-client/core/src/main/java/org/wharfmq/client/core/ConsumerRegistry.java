@@ -14,8 +14,6 @@ import java.util.concurrent.ConcurrentHashMap;
  * Thread-safe: registered by the application's threads, read by the link's reading thread.
  */
 public final class ConsumerRegistry {
-    private static final System.Logger LOG = System.getLogger(ConsumerRegistry.class.getName());
-
     private final ConcurrentHashMap<Integer, DeliveryTarget> consumers = new ConcurrentHashMap<>();
     /** Open queue browser cursors: kept apart, so that the consumers' delivery call sees one class. */
     private final ConcurrentHashMap<Integer, DeliveryTarget> browsers = new ConcurrentHashMap<>();
@@ -51,16 +49,17 @@ public final class ConsumerRegistry {
     /**
      * A consumer created without waiting was refused (its queue was deleted since, say): its next receive raises
      * the error, and every later consumer waits for the server's answer again until one is accepted.
+     *
+     * @return false when no consumer has that id (it is closed already: the caller logs it)
      */
-    void failed(Frame.ConsumerFailed failed, ConnectedLink on) {
+    boolean failed(Frame.ConsumerFailed failed) {
         consumableQueues.clear();
         DeliveryTarget consumer = consumers.get(failed.consumerId());
-        if (consumer != null) {
-            consumer.failed(failed.code(), failed.message());
-        } else {
-            LOG.log(System.Logger.Level.WARNING, "Wharf at {0} refused consumer {1}, which is closed already: {2}",
-                    on == null ? "?" : on.address(), failed.consumerId(), failed.message());
+        if (consumer == null) {
+            return false;
         }
+        consumer.failed(failed.code(), failed.message());
+        return true;
     }
 
     public void registerConsumer(int id, DeliveryTarget consumer) {

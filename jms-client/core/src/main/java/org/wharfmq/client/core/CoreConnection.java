@@ -774,7 +774,7 @@ public final class CoreConnection {
         public ConnectedLink open(BrokerAddress address) throws ClientException {
             return LinkHandler.open(address, settings.tls(), settings.user(), settings.password(), settings.clientName(),
                     settings.heartbeatMillis(), settings.helloFlags(), settings.connectTimeoutMillis(),
-                    lastGeneration::incrementAndGet,
+                    settings.maxReceiveLength(), lastGeneration::incrementAndGet,
                     requests, consumers, events);
         }
 

@@ -39,13 +39,19 @@ public final class LinkHandler implements FrameListener, ServerFrameHandler {
     /** A final class, called directly: DELIVER, the frame of the receive path, goes through no interface to it. */
     private final ConsumerRegistry consumers;
     private final LinkEvents events;
+    /** The longest message this client receives ({@code maxReceiveLength}), whatever the server declares. */
+    private final int maxReceiveLength;
+    /** The WARNINGs of answers for what no longer waits: the first, then at most one line a minute. */
+    private final ThrottledLog noLongerWaits = new ThrottledLog(line -> LOG.log(System.Logger.Level.WARNING, line),
+            ClientConfiguration.UNEXPECTED_ANSWER_LOG_MILLIS, System::nanoTime);
     private volatile boolean established;
     /** The link once the handshake is done and the connection has it; null before. */
     private volatile ConnectedLink connected;
 
     private LinkHandler(ClientHandshake handshake, PendingRequests requests, ConsumerRegistry consumers,
-                        LinkEvents events) {
+                        LinkEvents events, int maxReceiveLength) {
         this.handshake = handshake;
+        this.maxReceiveLength = maxReceiveLength;
         this.hello = handshake.done();
         this.requests = requests;
         this.consumers = consumers;
@@ -64,33 +70,40 @@ public final class LinkHandler implements FrameListener, ServerFrameHandler {
      * @param heartbeatMillis      the heartbeat interval the client asks for (0: none)
      * @param helloFlags           the HELLO's flags (0 for an application)
      * @param connectTimeoutMillis how long the connect and the handshake may take
+     * @param maxReceiveLength     the longest message the client receives over the network: frames longer than the
+     *                             lower of this and the server's maxMessageLength, plus a frame's fields, end the link
+     *                             unread. An in-VM link takes what its server declares: that server is this
+     *                             process's own, configured by whoever runs it
      * @param generation           gives the link its generation once it is handshaken
      * @throws ClientException why the link could not be opened (AUTHENTICATION_FAILED and the like when the server
      *                         refused; no code when it could not be reached or did not complete the handshake)
      */
     public static ConnectedLink open(BrokerAddress address, ClientTls tls, String user, String password, String clientName,
                                      int heartbeatMillis, int helloFlags, int connectTimeoutMillis,
-                                     IntSupplier generation,
+                                     int maxReceiveLength, IntSupplier generation,
                                      PendingRequests requests, ConsumerRegistry consumers, LinkEvents events)
             throws ClientException {
         return open(address, tls, user, password, clientName, heartbeatMillis, helloFlags, connectTimeoutMillis,
-                generation, requests, consumers, events, null);
+                maxReceiveLength, generation, requests, consumers, events, null);
     }
 
     /**
-     * Opens one link as {@link #open(BrokerAddress, ClientTls, String, String, String, int, int, int, IntSupplier,
-     * PendingRequests, ConsumerRegistry, LinkEvents)} does, a {@code tcp://} or {@code ssl://} one on {@code loop} (a
-     * link whose writes never block: {@link NetworkLoop}) when it is not null. The login's SCRAM proof is computed by
-     * the calling thread, never by the loop ({@link ClientHandshake#await}).
+     * Opens one link as {@link #open(BrokerAddress, ClientTls, String, String, String, int, int, int, int,
+     * IntSupplier, PendingRequests, ConsumerRegistry, LinkEvents)} does, a {@code tcp://} or {@code ssl://} one on
+     * {@code loop} (a link whose writes never block: {@link NetworkLoop}) when it is not null. The login's SCRAM proof
+     * is computed by the calling thread, never by the loop ({@link ClientHandshake#await}).
      */
     public static ConnectedLink open(BrokerAddress address, ClientTls tls, String user, String password, String clientName,
                                      int heartbeatMillis, int helloFlags, int connectTimeoutMillis,
-                                     IntSupplier generation, PendingRequests requests, ConsumerRegistry consumers,
-                                     LinkEvents events, NetworkLoop loop) throws ClientException {
+                                     int maxReceiveLength, IntSupplier generation, PendingRequests requests,
+                                     ConsumerRegistry consumers, LinkEvents events, NetworkLoop loop)
+            throws ClientException {
+        // the server in this JVM: its own maxMessageLength bounds what it sends
+        int receiveLimit = address.isInVm() ? Integer.MAX_VALUE : maxReceiveLength;
         // PLAIN (a password in clear) only over TLS
         ClientHandshake handshake = new ClientHandshake(user, password, address.isTls(),
-                address.isTls() && tls.keyStore() != null, address.toString());
-        LinkHandler handler = new LinkHandler(handshake, requests, consumers, events);
+                address.isTls() && tls.keyStore() != null, address.toString(), receiveLimit);
+        LinkHandler handler = new LinkHandler(handshake, requests, consumers, events, receiveLimit);
         FrameLink link = Transport.connect(address, tls, handler, connectTimeoutMillis, loop);
         handshake.link(link);
         Frame.HelloOk ok;
@@ -177,24 +190,24 @@ public final class LinkHandler implements FrameListener, ServerFrameHandler {
     @Override
     public void onXaResult(Frame.XaResult frame) {
         if (!requests.answer(frame)) {
-            LOG.log(System.Logger.Level.WARNING, "Wharf at {0} answered XA request {1}, which no longer waits",
-                    connected.address(), frame.requestId());
+            noLongerWaits.warn(() -> "Wharf at " + server() + " answered XA request " + frame.requestId()
+                    + ", which no longer waits");
         }
     }
 
     @Override
     public void onStatusReply(Frame.StatusReply frame) {
         if (!requests.answer(frame)) {
-            LOG.log(System.Logger.Level.WARNING, "Wharf at {0} answered status request {1}, which no longer waits",
-                    connected.address(), frame.requestId());
+            noLongerWaits.warn(() -> "Wharf at " + server() + " answered status request "
+                    + frame.requestId() + ", which no longer waits");
         }
     }
 
     @Override
     public void onChannelStatus(Frame.ChannelStatus frame) {
         if (!requests.answer(frame)) {
-            LOG.log(System.Logger.Level.WARNING, "Wharf at {0} answered channel request {1}, which no longer waits",
-                    connected.address(), frame.requestId());
+            noLongerWaits.warn(() -> "Wharf at " + server() + " answered channel request "
+                    + frame.requestId() + ", which no longer waits");
         }
     }
 
@@ -203,8 +216,8 @@ public final class LinkHandler implements FrameListener, ServerFrameHandler {
         ConnectedLink on = connected;
         if (error.requestId() != 0) {
             if (!requests.answer(error.requestId(), error)) {
-                LOG.log(System.Logger.Level.WARNING, "Wharf at {0} reported {1} for request {2}, which no longer waits: {3}",
-                        on.address(), error.code(), error.requestId(), error.message());
+                noLongerWaits.warn(() -> "Wharf at " + on.address() + " reported " + error.code() + " for request "
+                        + error.requestId() + ", which no longer waits: " + error.message());
             }
         } else if (error.code() == ErrorCode.PROTOCOL_ERROR) {
             // a bug on one side or the other: connecting again would only meet it again
@@ -229,7 +242,10 @@ public final class LinkHandler implements FrameListener, ServerFrameHandler {
 
     @Override
     public void onConsumerFailed(Frame.ConsumerFailed frame) {
-        consumers.failed(frame, connected);
+        if (!consumers.failed(frame)) {
+            noLongerWaits.warn(() -> "Wharf at " + server() + " refused consumer " + frame.consumerId()
+                    + ", which is closed already: " + frame.message());
+        }
     }
 
     @Override
@@ -272,16 +288,34 @@ public final class LinkHandler implements FrameListener, ServerFrameHandler {
         if (link == null) {
             hello.completeExceptionally(cause);
         } else if (tooLong != null) {
-            // the server broke its own limit: connecting again would meet it again, a message held for ever
-            events.linkLost(link, "the server sent a frame of " + tooLong.length() + " bytes, more than the "
-                    + tooLong.limit() + " it declared it may send (its maxMessageLength of " + link.maxMessageLength()
-                    + " bytes in HELLO_OK, and " + MessageLengthLimit.FRAME_OVERHEAD_BYTES + " for a frame's fields);"
-                    + " the client read none of it and does not reconnect. A server that breaks its own limit, or a"
-                    + " stream rewritten in transit (use ssl://); if the queue manager's maxMessageLength was lowered"
-                    + " while longer messages were stored, raise it back to deliver them", tooLong, false);
+            // connecting again would meet it again, a message held for ever
+            events.linkLost(link, tooLong(tooLong, link), tooLong, false);
         } else {
             events.linkLost(link, String.valueOf(cause.getMessage() == null ? cause : cause.getMessage()), cause, true);
         }
+    }
+
+    /** The server's address, for a log line ("?" in the instant before the connecting thread has the link). */
+    private String server() {
+        ConnectedLink link = connected;
+        return link == null ? "?" : String.valueOf(link.address());
+    }
+
+    /** Why a frame past the link's limit ended it: whose limit it broke, and the fix. */
+    private String tooLong(FrameTooLongException tooLong, ConnectedLink link) {
+        String sent = "the server sent a frame of " + tooLong.length() + " bytes, more than the " + tooLong.limit();
+        String fields = " and " + MessageLengthLimit.FRAME_OVERHEAD_BYTES + " for a frame's fields); the client read"
+                + " none of it and does not reconnect. ";
+        if (maxReceiveLength < link.maxMessageLength()) {
+            return sent + " this client reads (its maxReceiveLength of " + maxReceiveLength + " bytes, lower than the"
+                    + " server's maxMessageLength of " + link.maxMessageLength() + "," + fields + "To receive longer"
+                    + " messages from this server, raise the broker URL's option maxReceiveLength (up to the server's"
+                    + " maxMessageLength); a server that sends such frames unasked may be hostile (use ssl://)";
+        }
+        return sent + " it declared it may send (its maxMessageLength of " + link.maxMessageLength() + " bytes in"
+                + " HELLO_OK," + fields + "A server that breaks its own limit, or a stream rewritten in transit (use"
+                + " ssl://); if the queue manager's maxMessageLength was lowered while longer messages were stored,"
+                + " raise it back to deliver them";
     }
 
     /** The {@link FrameTooLongException} that {@code cause} is or wraps (a Netty decoder's), else null. */

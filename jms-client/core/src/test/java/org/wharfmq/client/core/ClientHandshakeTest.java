@@ -41,7 +41,8 @@ class ClientHandshakeTest {
                 new SecureRandom());
         ScramServer server = new ScramServer(user -> user.equals("app") ? credential : null, new byte[32]);
         RecordingLink link = new RecordingLink();
-        ClientHandshake handshake = new ClientHandshake("app", "app-pw", false, false, "tcp://partner:7414");
+        ClientHandshake handshake = new ClientHandshake("app", "app-pw", false, false, "tcp://partner:7414",
+                ClientConfiguration.DEFAULT_MAX_RECEIVE_LENGTH);
         handshake.link(link);
 
         // the partner: answers each frame the client writes, its answers read on the reading thread

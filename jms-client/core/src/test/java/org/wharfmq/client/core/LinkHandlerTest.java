@@ -95,7 +95,8 @@ class LinkHandlerTest {
                 events.add("pull done " + pullId);
             }
         });
-        return LinkHandler.open(BrokerAddress.vm(NAME), ClientTls.of(Map.of()), null, null, "test", 0, 0, 5000, () -> 7,
+        return LinkHandler.open(BrokerAddress.vm(NAME), ClientTls.of(Map.of()), null, null, "test", 0, 0, 5000,
+                ClientConfiguration.DEFAULT_MAX_RECEIVE_LENGTH, () -> 7,
                 requests, consumers, new Recorder());
     }
 
@@ -140,7 +141,8 @@ class LinkHandlerTest {
     @Test
     void anUnreachableServerIsNamedWithoutACode() {
         ClientException e = assertThrows(ClientException.class, () -> LinkHandler.open(BrokerAddress.vm("nobody-here"),
-                ClientTls.of(Map.of()), null, null, "test", 0, 0, 5000, () -> 1, new PendingRequests(), new ConsumerRegistry(),
+                ClientTls.of(Map.of()), null, null, "test", 0, 0, 5000, ClientConfiguration.DEFAULT_MAX_RECEIVE_LENGTH,
+                () -> 1, new PendingRequests(), new ConsumerRegistry(),
                 new Recorder()));
         assertNull(e.code());
         assertTrue(e.getMessage().contains("no in-VM Wharf server named 'nobody-here'"), e.getMessage());

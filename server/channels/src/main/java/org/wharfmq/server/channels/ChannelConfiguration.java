@@ -139,6 +139,15 @@ public final class ChannelConfiguration {
      * the credit, not one per message. Until then the transmission queue's depth still counts them.
      */
     public static final long FAST_SETTLE_MILLIS = 10;
+    /**
+     * The longest message a sender takes from its partner: {@value}, none. A receiver answers a sender (OK, ERROR,
+     * CHANNEL_STATUS) and never sends it a message, so the sender reads frames of at most
+     * {@link org.wharfmq.protocol.message.MessageLengthLimit#FRAME_OVERHEAD_BYTES} (64 KiB) from it, whatever
+     * maxMessageLength the partner declares: a hostile partner (or a man in the middle of a plain connection) that
+     * declares 2 GiB cannot make the sending queue manager hold more than that per channel. A longer frame stops the
+     * channel ({@code stopCause} {@link ChannelStatus#PARTNER_BREACH}), its messages kept on its transmission queue.
+     */
+    public static final int SENDER_MAX_RECEIVE_LENGTH = 0;
     /** How long a sender waits for the partner's answer to a batch before taking the channel for broken. */
     public static final long ANSWER_TIMEOUT_MILLIS = 60_000;
     /**

@@ -19,8 +19,8 @@ package org.wharfmq.server.channels;
  *                               its outcome waiting for the receiver's answer ({@code resolve channel})
  * @param reason                 why the channel is stopped, and the fix: an operator stopped it, or a sender
  *                               stopped by itself (a batch its partner cannot take); else null
- * @param stopCause              what stopped it, for alerts: {@value #OPERATOR} or {@value #BATCH_REFUSED}; null
- *                               when it is not stopped
+ * @param stopCause              what stopped it, for alerts: {@value #OPERATOR}, {@value #BATCH_REFUSED} or
+ *                               {@value #PARTNER_BREACH}; null when it is not stopped
  * @param nonPersistentSpeed     the nonPersistentSpeed both ends agreed when the channel opened ({@code fast} or
  *                               {@code normal}); null while it is not connected
  */
@@ -33,8 +33,13 @@ public record ChannelStatus(String name, String type, String state, String partn
     public static final String OPERATOR = "operator";
     /** A stop cause: a sender stopped by itself, its partner unable to take a batch (not even on its DLQ). */
     public static final String BATCH_REFUSED = "batch_refused";
+    /**
+     * A stop cause: a sender stopped by itself, its partner having broken the protocol (a frame longer than a sender
+     * reads: {@link ChannelConfiguration#SENDER_MAX_RECEIVE_LENGTH}).
+     */
+    public static final String PARTNER_BREACH = "partner_breach";
     /** Every stop cause. */
-    public static final java.util.List<String> STOP_CAUSES = java.util.List.of(OPERATOR, BATCH_REFUSED);
+    public static final java.util.List<String> STOP_CAUSES = java.util.List.of(OPERATOR, BATCH_REFUSED, PARTNER_BREACH);
 
     /** A channel's status as it reports it: stopped by itself when it gives a reason. */
     ChannelStatus(String name, String type, String state, String partner, String transmissionQueue, long messages,

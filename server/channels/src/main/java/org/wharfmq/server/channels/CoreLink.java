@@ -12,6 +12,7 @@ import org.wharfmq.client.core.transport.ClientTls;
 import org.wharfmq.client.core.transport.NetworkLoop;
 import org.wharfmq.protocol.frame.ErrorCode;
 import org.wharfmq.protocol.frame.Frame;
+import org.wharfmq.protocol.frame.FrameTooLongException;
 
 import java.net.URI;
 import java.util.Map;
@@ -37,30 +38,37 @@ final class CoreLink implements LinkEvents, DeliveryTarget, AutoCloseable {
     private final LinkedBlockingQueue<Object> arrivals = new LinkedBlockingQueue<>();
     private static final Object LOST = new Object();
     private volatile String lostReason;
+    /** The frame past the link's limit that ended it, null while none did (written by the reading thread). */
+    private volatile FrameTooLongException tooLong;
     private ConnectedLink link;
 
     private CoreLink() {
     }
 
     /**
-     * Connects and logs in.
+     * Connects and logs in, taking frames as long as the queue manager declares it may send (its maxMessageLength).
      *
      * @param url {@code tcp://HOST:PORT}, {@code ssl://HOST:PORT} or {@code vm://NAME}
      */
     static CoreLink open(String url, Map<String, String> tls, String user, String password, String clientName,
                          int heartbeatMillis, int connectTimeoutMillis) throws ClientException {
-        return open(url, ClientTls.of(tls), user, password, clientName, heartbeatMillis, connectTimeoutMillis, null);
+        return open(url, ClientTls.of(tls), user, password, clientName, heartbeatMillis, connectTimeoutMillis,
+                Integer.MAX_VALUE, null);
     }
 
     /**
      * Connects and logs in, a {@code tcp://} or {@code ssl://} connection on {@code loop} when it is not null: one
      * whose writes never block, so that an event loop may {@link #write} it.
+     *
+     * @param maxReceiveLength the longest message taken from the queue manager: a frame longer than the lower of this
+     *                         and its maxMessageLength, plus a frame's fields, ends the link unread ({@link #tooLong})
      */
     static CoreLink open(String url, ClientTls tls, String user, String password, String clientName,
-                         int heartbeatMillis, int connectTimeoutMillis, NetworkLoop loop) throws ClientException {
+                         int heartbeatMillis, int connectTimeoutMillis, int maxReceiveLength, NetworkLoop loop)
+            throws ClientException {
         CoreLink core = new CoreLink();
         core.link = LinkHandler.open(address(url), tls, user, password, clientName, heartbeatMillis, 0,
-                connectTimeoutMillis, () -> 1, core.requests, core.consumers, core, loop);
+                connectTimeoutMillis, maxReceiveLength, () -> 1, core.requests, core.consumers, core, loop);
         core.link.link().readerOnly();
         return core;
     }
@@ -154,6 +162,11 @@ final class CoreLink implements LinkEvents, DeliveryTarget, AutoCloseable {
         return (Frame) next;
     }
 
+    /** The frame past the link's limit that ended the link; null while none did. */
+    FrameTooLongException tooLong() {
+        return tooLong;
+    }
+
     boolean isOpen() {
         return lostReason == null && link.link().isOpen();
     }
@@ -215,6 +228,9 @@ final class CoreLink implements LinkEvents, DeliveryTarget, AutoCloseable {
 
     @Override
     public void linkLost(ConnectedLink lost, String reason, Throwable cause, boolean mayReconnect) {
+        if (cause instanceof FrameTooLongException frame) {
+            tooLong = frame; // before the requests fail: a thread that sees their failure sees it
+        }
         lostReason = reason;
         ClientException why = new ClientException("The connection to " + (lost == null ? "the queue manager"
                 : lost.address()) + " was lost: " + reason, cause);

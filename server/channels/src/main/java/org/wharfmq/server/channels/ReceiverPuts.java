@@ -134,11 +134,10 @@ final class ReceiverPuts {
                     + " was put on the sender's transmission queue by its name");
         }
         String destination = queueManager == null ? q : queueManager + String.valueOf(TransmissionHeader.QUALIFIER) + q;
-        if (destination.length() > ChannelConfiguration.MAX_DESTINATION_CHARS) {
+        String tooLong = tooLong("its transmission header names a destination", destination);
+        if (tooLong != null) {
             // neither remembered (SendVerdicts), nor logged, nor written to the dead letter whole
-            return deadLetter(message, null, "its transmission header names a destination of "
-                    + destination.length() + " characters ('" + destination.substring(0, 64) + "...'), longer than"
-                    + " the " + ChannelConfiguration.MAX_DESTINATION_CHARS + " a receiver takes");
+            return deadLetter(message, null, tooLong);
         }
         if (destination.equals(HierarchyMessages.CONTROL_QUEUE)) {
             return subscriptionSet(from, message);
@@ -170,6 +169,10 @@ final class ReceiverPuts {
      * none, and {@link HierarchyMessages#PUBLISHER} stays the partner's claim.
      */
     private Routed publication(Partner from, ByteBuf message, String topic) {
+        String tooLong = tooLong("the forwarded publication names a topic", topic);
+        if (tooLong != null) {
+            return deadLetter(message, null, tooLong); // neither published, nor logged, nor copied whole
+        }
         Identity partner = from.user();
         String refusal = null;
         try {
@@ -236,15 +239,28 @@ final class ReceiverPuts {
         }
         List<String> allowed = new ArrayList<>();
         List<String> refused = new ArrayList<>();
+        List<String> tooLong = new ArrayList<>();
         for (String filter : HierarchyMessages.filters(set.properties)) {
-            (host.accessControl().allows(partner, Permission.SUBSCRIBE, filter) ? allowed : refused).add(filter);
+            String cut = tooLong("a filter", filter);
+            if (cut != null) {
+                tooLong.add(cut); // neither subscribed, nor kept, nor logged whole
+            } else {
+                (host.accessControl().allows(partner, Permission.SUBSCRIBE, filter) ? allowed : refused).add(filter);
+            }
         }
         // made anew, so that nothing else the partner wrote in it (a refusal of its own making, say) is taken
         WireDestination to = WireDestination.queue(queue);
         WireMessage taken = HierarchyMessages.subscriptionSet(partnerQueueManager, to, allowed);
+        String why = null;
         if (!refused.isEmpty()) {
-            String why = "the channel's user, " + partner.describe() + ", may not subscribe to " + refused + " (no"
+            why = "the channel's user, " + partner.describe() + ", may not subscribe to " + some(refused) + " (no"
                     + " 'subscribe' permission on " + (refused.size() == 1 ? "it" : "them") + ")";
+        }
+        if (!tooLong.isEmpty()) {
+            String cut = "the set names " + some(tooLong);
+            why = why == null ? cut : why + "; " + cut;
+        }
+        if (why != null) {
             LOG.log(System.Logger.Level.WARNING, "Queue manager " + host.config().name() + " refused proxy"
                     + " subscriptions of queue manager " + partnerQueueManager + ": " + why);
             taken.properties.put(HierarchyMessages.REFUSED, why);
@@ -252,6 +268,25 @@ final class ReceiverPuts {
         ByteBuf out = ByteBufAllocator.DEFAULT.buffer();
         taken.encode(out);
         return new Routed(to, queue, out);
+    }
+
+    /**
+     * Why {@code name}, a destination, topic or filter a partner sent ({@code what} says which), is too long to take:
+     * its length and its start, so that a partner cannot make the receiver remember, log or copy names as long as a
+     * message ({@link ChannelConfiguration#MAX_DESTINATION_CHARS}); null when it is not.
+     */
+    private static String tooLong(String what, String name) {
+        if (name.length() <= ChannelConfiguration.MAX_DESTINATION_CHARS) {
+            return null;
+        }
+        return what + " of " + name.length() + " characters ('" + name.substring(0, 64) + "...'), longer than the "
+                + ChannelConfiguration.MAX_DESTINATION_CHARS + " a receiver takes";
+    }
+
+    /** {@code items} as a list of at most ten, and how many more: a reason a partner's set cannot make long. */
+    private static String some(List<String> items) {
+        int shown = Math.min(items.size(), 10);
+        return items.subList(0, shown) + (shown < items.size() ? " and " + (items.size() - shown) + " more" : "");
     }
 
     /**

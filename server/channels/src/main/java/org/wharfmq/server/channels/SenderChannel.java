@@ -7,6 +7,7 @@ import org.wharfmq.client.core.transport.ClientTls;
 import org.wharfmq.client.core.transport.NetworkLoop;
 import org.wharfmq.protocol.frame.ErrorCode;
 import org.wharfmq.protocol.frame.Frame;
+import org.wharfmq.protocol.frame.FrameTooLongException;
 import org.wharfmq.protocol.frame.WireXid;
 import org.wharfmq.protocol.message.MessageHeaders;
 import org.wharfmq.protocol.message.MessageReader;
@@ -115,8 +116,13 @@ final class SenderChannel implements Runnable {
     private final HandOff handOff = this::handOver;
     private volatile boolean stopping;
     private volatile State status = State.STARTING;
-    /** Why the channel stopped by itself (its partner cannot take a batch), and the fix; null otherwise. */
+    /**
+     * Why the channel stopped by itself (its partner cannot take a batch, or broke the protocol), and the fix; null
+     * otherwise.
+     */
     private volatile String stoppedBecause;
+    /** What stopped it by itself ({@link ChannelStatus#STOP_CAUSES}), with {@link #stoppedBecause}; written first. */
+    private volatile String stopCause;
     /** Test hook: runs after the partner confirmed a batch, before its removal from the transmission queue commits. */
     private volatile Runnable afterConfirm = () -> { };
     /** Test hook: runs once a batch's removal is prepared, before the batch ends on the partner. */
@@ -187,7 +193,8 @@ final class SenderChannel implements Runnable {
     ChannelStatus status() {
         return new ChannelStatus(definition.name(), "sender", status.name(), definition.connection(),
                 definition.transmissionQueue(), sent.messages(), reported.sequence, reported.batchId, sent.bytes(),
-                sent.batches(), null, false, stoppedBecause, agreedSpeed == null ? null : agreedSpeed.text());
+                sent.batches(), null, false, stoppedBecause, stoppedBecause == null ? null : stopCause,
+                agreedSpeed == null ? null : agreedSpeed.text());
     }
 
     ChannelDefinition definition() {
@@ -252,8 +259,17 @@ final class SenderChannel implements Runnable {
                 if (stopping) {
                     break;
                 }
+                FrameTooLongException breach = partner == null ? null : partner.tooLong();
+                if (breach != null) {
+                    // the partner broke the protocol: connecting again would meet it again
+                    stopCause = ChannelStatus.PARTNER_BREACH;
+                    stoppedBecause = partnerBreach(breach);
+                    LOG.log(System.Logger.Level.ERROR, stoppedBecause);
+                    break;
+                }
                 if (e instanceof ClientException c && c.code() == ErrorCode.CHANNEL_STOPPED) {
                     // trying again would meet the same refusal: an operator has to make room first
+                    stopCause = ChannelStatus.BATCH_REFUSED;
                     stoppedBecause = c.getMessage();
                     LOG.log(System.Logger.Level.ERROR, "Channel " + definition.name() + " to "
                             + definition.connection() + " stopped: " + c.getMessage());
@@ -275,6 +291,20 @@ final class SenderChannel implements Runnable {
         closePartner();
         closeLocal();
         status = State.STOPPED;
+    }
+
+    /** Why the channel stops when its partner sent a frame longer than a sender reads ({@code tooLong}); the fix. */
+    private String partnerBreach(FrameTooLongException tooLong) {
+        return "Channel " + definition.name() + " stopped: its partner at " + definition.connection() + " (queue"
+                + " manager " + partner.serverName() + ", as it names itself) sent a frame of " + tooLong.length()
+                + " bytes, more than the " + tooLong.limit() + " a sender channel reads from its partner (a receiver"
+                + " answers a sender and never sends it a message: ChannelConfiguration.SENDER_MAX_RECEIVE_LENGTH,"
+                + " whatever maxMessageLength the partner declares). The sender read none of it and closed the"
+                + " connection; the channel's messages stay on its transmission queue " + definition.transmissionQueue()
+                + " (a batch on its way stays in doubt until the channel runs again). Something other than a Wharf"
+                + " receiver answers at " + definition.connection() + ", or the stream was changed on its way (use"
+                + " ssl:// with a verified certificate): check it, then start the channel again on queue manager "
+                + queueManager + " (wharf admin start channel " + definition.name() + ").";
     }
 
     /** How many messages the transmission queue may hand the channel before it acknowledges or commits some. */
@@ -774,7 +804,7 @@ final class SenderChannel implements Runnable {
         NetworkLoop loop = new NetworkLoop(local.loop(), NativeTransport.socketChannelClass(local.loop()));
         partner = CoreLink.open(definition.connection(), clientTls(), definition.user(), definition.password(),
                 "channel " + definition.name() + " from " + queueManager, definition.heartbeatMillis(),
-                definition.connectTimeoutMillis(), loop);
+                definition.connectTimeoutMillis(), ChannelConfiguration.SENDER_MAX_RECEIVE_LENGTH, loop);
         Long reset = resets.pending(definition.name());
         boolean askFast = definition.nonPersistentSpeed() == ChannelDefinition.NonPersistentSpeed.FAST;
         Frame.ChannelStatus status = partner.call(id -> new Frame.ChannelOpen(id, definition.name(), queueManager,

@@ -411,6 +411,52 @@ class PubSubHierarchyTest {
         Receive.nothingMore(news);
     }
 
+    /**
+     * A hostile QM2 (its own administrator) sends QM1 a set naming a filter as long as a message, and forwards a
+     * publication on such a topic: neither is taken, subscribed, published, logged or copied whole; the rest of the
+     * set is.
+     */
+    @Test
+    void aPartnersFiltersAndTopicsLongerThanAReceiverTakesAreRefusedCutShort() throws Exception {
+        startHierarchy(null);
+        Session onQm2 = session("QM2");
+        MessageConsumer news = onQm2.createConsumer(onQm2.createTopic("news/#"));
+        awaitProxies("QM1", proxyName("QM2", "news/#")); // QM2's own set went first
+
+        Session hostile = servers.connect(members.get("QM2").server().vmUrl())
+                .createSession(false, Session.AUTO_ACKNOWLEDGE);
+        String longFilter = "news/" + "x".repeat(2_000) + "/#";
+        Message set = hostile.createMessage();
+        set.setStringProperty(HierarchyMessages.QUEUE_MANAGER, "QM2");
+        set.setIntProperty(HierarchyMessages.FILTERS, 2);
+        set.setStringProperty(HierarchyMessages.FILTER + "0", "news/#");
+        set.setStringProperty(HierarchyMessages.FILTER + "1", longFilter);
+        hostile.createProducer(hostile.createQueue("QM1/" + HierarchyMessages.CONTROL_QUEUE)).send(set);
+        long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(EXPECTED_MS);
+        while (hierarchies.get("QM1").status().partners().get(0).refused() == null && System.nanoTime() < deadline) {
+            LockSupport.parkNanos(1_000_000); // asks QM1 for its status again
+        }
+        assertEquals("the set names [a filter of " + longFilter.length() + " characters ('"
+                + longFilter.substring(0, 64) + "...'), longer than the " + ChannelConfiguration.MAX_DESTINATION_CHARS
+                + " a receiver takes]", hierarchies.get("QM1").status().partners().get(0).refused());
+        assertEquals(Set.of(proxyName("QM2", "news/#")), proxies("QM1"));
+
+        String longTopic = "news/" + "y".repeat(2_000);
+        Message posing = hostile.createTextMessage("a topic as long as a message");
+        posing.setStringProperty(HierarchyMessages.TOPIC, longTopic);
+        hostile.createProducer(hostile.createQueue("QM1/" + HierarchyMessages.PUBLICATIONS_QUEUE)).send(posing);
+        Session inside = servers.connect(members.get("QM1").server().vmUrl())
+                .createSession(false, Session.AUTO_ACKNOWLEDGE); // the dead-letter queue is the admins'
+        Message dead = ChannelServers.next(inside.createConsumer(inside.createQueue(DeadLetters.QUEUE)));
+        assertEquals("a topic as long as a message", ((TextMessage) dead).getText());
+        assertEquals("Channel: the forwarded publication names a topic of " + longTopic.length() + " characters ('"
+                + longTopic.substring(0, 64) + "...'), longer than the " + ChannelConfiguration.MAX_DESTINATION_CHARS
+                + " a receiver takes", dead.getStringProperty(DeadLetters.REASON_PROPERTY));
+        assertEquals(null, dead.getStringProperty(DeadLetters.QUEUE_PROPERTY), "the name copied whole");
+        publish(session("QM1"), "news/today", "fine"); // the proxy kept forwards
+        assertEquals("fine", ((TextMessage) ChannelServers.next(news)).getText());
+    }
+
     @Test
     void aPartnerHasNoMoreProxySubscriptionsThanTheLimitAndKeepsThoseItHad() throws Exception {
         qm1MaxProxies = 2;

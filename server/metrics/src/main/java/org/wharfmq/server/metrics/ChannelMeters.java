@@ -97,8 +97,9 @@ final class ChannelMeters {
                     + " connected", tags.and("speed", text), key, s -> text.equals(s.nonPersistentSpeed()) ? 1 : 0));
         }
         for (String cause : ChannelStatus.STOP_CAUSES) {
-            list.add(gauge("wharf.channel.stop.cause", "1 for what stopped the channel (an operator, or a batch its"
-                    + " partner could not take: display chstatus says why and the fix), 0 for the others",
+            list.add(gauge("wharf.channel.stop.cause", "1 for what stopped the channel (an operator, a batch its"
+                    + " partner could not take, or a partner that broke the protocol: display chstatus says why and"
+                    + " the fix), 0 for the others",
                     tags.and("cause", cause), key, s -> cause.equals(s.stopCause()) ? 1 : 0));
         }
         return list;
