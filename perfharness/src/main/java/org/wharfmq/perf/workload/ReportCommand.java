@@ -32,7 +32,9 @@ public final class ReportCommand {
               Runs each seed workload (at a small message size and at the seeds' large ones) on Wharf and on the
               built-in peers, one row after the other, and writes results.md: the results table of
               docs/performance.md. It says up front about how long the rows chosen take (every row: hours), then
-              which row runs and how long each took; results.md is rewritten as each row ends.
+              which row runs and how long each took; results.md is rewritten as each row ends. Every run starts
+              its servers afresh; a flow's plain loop (no server) is timed once per flow and message size and its
+              later rows show that timing, naming the row it was timed with (docs/benchmarks.md).
               --list              the rows, numbered, with about how long each takes; runs nothing
               --rows LIST         only these rows: numbers and ranges as --list shows them (3,7-9), workload
                                   ids (every row of it: RR-4,PS-N) or FOOTPRINT (the memory rows)  [every row]
@@ -260,7 +262,7 @@ public final class ReportCommand {
         if (seconds < 3600) {
             return seconds / 60 + " min" + (seconds % 60 == 0 ? "" : " " + seconds % 60 + " s");
         }
-        return seconds / 3600 + " h " + seconds % 3600 / 60 + " min";
+        return seconds / 3600 + " h" + (seconds % 3600 / 60 == 0 ? "" : " " + seconds % 3600 / 60 + " min");
     }
 
     /**

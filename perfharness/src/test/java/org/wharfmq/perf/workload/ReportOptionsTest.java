@@ -121,6 +121,9 @@ class ReportOptionsTest {
         java.util.Map<ResultsPlan.Row, Long> db = ResultsPlan.estimates(List.of(update, updatePersistent), 30, 20, PEERS, false);
         assertEquals(run + 2 * loop, db.get(update), "its JDBC loop and its JMS application");
         assertEquals(run + 2 * loop, db.get(updatePersistent), "the JDBC loop shared, the persistent JMS application timed twice");
+        assertEquals("2 h", ReportCommand.duration(7200));
+        assertEquals("4 h 16 min", ReportCommand.duration(4 * 3600 + 16 * 60 + 59));
+        assertEquals("3 min 20 s", ReportCommand.duration(200));
         long listed = ResultsPlan.ROWS.stream().mapToLong(r -> r.estimateSeconds(30, 20, PEERS, false)).sum();
         long report = ResultsPlan.estimates(ResultsPlan.ROWS, 30, 20, PEERS, false).values().stream().mapToLong(Long::longValue).sum();
         assertTrue(listed - report >= 20 * loop, "every large flow row's pair shares its loop: " + listed + " against " + report);
