@@ -76,7 +76,7 @@ public final class PlainLoopTimings {
 
     /**
      * Whether a loop is kept and reused in a report: not when its rate is the disk's sync time (it is timed before
-     * and after each flow step) .
+     * and after each flow step), nor a persistent JMS application (its journal syncs).
      */
     static boolean reusable(BenchmarkFlow flow, Loop loop, boolean persistent) {
         return loop == Loop.PLAIN ? !flow.syncBound(persistent) : !persistent;
