@@ -56,9 +56,16 @@ public final class ResultsTable {
     /**
      * A flow's plain loop beside it: what the loop is and its rate on one thread.
      *
-     * @param name what the loop is ({@link org.wharfmq.perf.flow.BenchmarkFlow#plainLoop(boolean)})
+     * @param name      what the loop is ({@link org.wharfmq.perf.flow.BenchmarkFlow#plainLoop(boolean)})
+     * @param timedWith the label of the report's row whose timing of the same loop this line reuses, or null when the
+     *                  loop was timed with this line's own run
      */
-    public record PlainLoop(String name, double rate) {
+    public record PlainLoop(String name, double rate, String timedWith) {
+
+        /** The loop as this line shows it: its rate, what it is, and the row it was timed with when another. */
+        String described() {
+            return rateText(rate) + "/s, " + name + (timedWith == null ? "" : ", timed with \"" + timedWith + "\"");
+        }
     }
 
     /**
@@ -111,6 +118,18 @@ public final class ResultsTable {
             return l == null || w == null || w.unavailable() != null || !(l.rate() > 0) ? Double.NaN : w.value() / l.rate();
         }
 
+        /**
+         * This line with its loops said to be timed with the rows {@code plain} and {@code application} (labels; null:
+         * its own run), as a report that shares its loops between rows tells ({@code PlainLoopTimings}).
+         */
+        public Line withLoopsTimedWith(String plain, String application) {
+            return new Line(label, seedRow, slug, cells, lowerIsBetter, timedWith(loop, plain), timedWith(jmsApplication, application));
+        }
+
+        private static PlainLoop timedWith(PlainLoop l, String row) {
+            return l == null || row == null ? l : new PlainLoop(l.name(), l.rate(), row);
+        }
+
         /** The progress line of this line. */
         public String summary() {
             StringBuilder s = new StringBuilder(label).append(":");
@@ -120,17 +139,22 @@ public final class ResultsTable {
                 s.append(String.format(Locale.ROOT, ", Wharf / best peer %.2f", r));
             }
             if (loop != null) {
-                s.append(String.format(Locale.ROOT, ", %s %s/s, Wharf / loop %.2f", loop.name(), rateText(loop.rate()), loopRatio()));
+                s.append(String.format(Locale.ROOT, ", %s %s/s%s, Wharf / loop %.2f", loop.name(), rateText(loop.rate()),
+                        timedWithNote(loop), loopRatio()));
             }
             if (jmsApplication != null) {
-                s.append(String.format(Locale.ROOT, "; against a JMS application doing the same work (%s) %s/s, Wharf / loop %.2f",
-                        jmsApplication.name(), rateText(jmsApplication.rate()), jmsApplicationRatio()));
+                s.append(String.format(Locale.ROOT, "; against a JMS application doing the same work (%s) %s/s%s, Wharf / loop %.2f",
+                        jmsApplication.name(), rateText(jmsApplication.rate()), timedWithNote(jmsApplication), jmsApplicationRatio()));
             }
             return s.toString();
         }
     }
 
     private ResultsTable() {
+    }
+
+    private static String timedWithNote(PlainLoop l) {
+        return l.timedWith() == null ? "" : " (timed with \"" + l.timedWith() + "\")";
     }
 
     /** A rate as the table writes it: whole numbers, and below {@link #LOW_RATE} two decimals. */
@@ -145,10 +169,11 @@ public final class ResultsTable {
         PlainLoop jmsApplication = null;
         for (StepResult s : steps) {
             if (RunCommand.isPlainLoop(s.target())) {
-                loop = new PlainLoop(s.target().substring(RunCommand.PLAIN_LOOP.length() + 2, s.target().length() - 1), s.medianRate());
+                loop = new PlainLoop(s.target().substring(RunCommand.PLAIN_LOOP.length() + 2, s.target().length() - 1), s.medianRate(),
+                        null);
             } else if (RunCommand.isJmsApplicationLoop(s.target())) {
                 jmsApplication = new PlainLoop(s.target().substring(RunCommand.JMS_APPLICATION.length() + 2,
-                        s.target().length() - 1), s.medianRate());
+                        s.target().length() - 1), s.medianRate(), null);
             } else {
                 cells.put(s.target(), Cell.ofStep(s));
             }
@@ -245,11 +270,11 @@ public final class ResultsTable {
             md.append(' ').append(Double.isNaN(r) ? "-" : String.format(Locale.ROOT, "**%.2f**", r)).append(" |");
             md.append(' ').append(w == null || Double.isNaN(w.cpuMicrosPerOp()) ? "-" : Sizes.decimal(w.cpuMicrosPerOp()) + " us").append(" |");
             md.append(' ').append(w == null || w.p50Micros() == 0 ? "-" : Sizes.micros(w.p50Micros())).append(" |");
-            md.append(' ').append(l.loop() == null ? "-" : String.format(Locale.ROOT, "%s/s, %s (%.2f)", rateText(l.loop().rate()),
-                    l.loop().name(), l.loopRatio()));
+            md.append(' ').append(l.loop() == null ? "-" : String.format(Locale.ROOT, "%s (%.2f)", l.loop().described(), l.loopRatio()));
             if (l.jmsApplication() != null) {
-                md.append(String.format(Locale.ROOT, "; against a JMS application doing the same work: %s/s (%.2f)",
-                        rateText(l.jmsApplication().rate()), l.jmsApplicationRatio()));
+                md.append(String.format(Locale.ROOT, "; against a JMS application doing the same work: %s/s%s (%.2f)",
+                        rateText(l.jmsApplication().rate()), l.jmsApplication().timedWith() == null ? ""
+                                : ", timed with \"" + l.jmsApplication().timedWith() + "\"", l.jmsApplicationRatio()));
             }
             md.append(" |");
             md.append(' ').append(l.seedRow() == null ? "-" : l.seedRow()).append(" |\n");
@@ -270,6 +295,10 @@ public final class ResultsTable {
                 .append("For the database and records flows the cell then gives a second reference, a JMS application ")
                 .append("doing the same work with the flow's messaging and no flow engine: what the flow engine adds over ")
                 .append("a hand-written application, not the loop the target is judged against. ")
+                .append("A loop runs in the report's own JVM with no server running, so a report times it once per flow and ")
+                .append("message size (and persistence, for a loop that does durable work), with the first row that needs it, ")
+                .append("and a later row names the row whose timing it shows (\"timed with\"); a loop whose rate is the disk's ")
+                .append("sync time (F-FILE's, the persistent JMS loops) is timed with every row, before and after its step. ")
                 .append("The seeds' rows come from other, larger machines: a reference, ")
                 .append("not a target. Each workload is defined in docs/benchmarks.md.\n");
         return md.toString();

@@ -25,7 +25,8 @@ import java.util.regex.Pattern;
  * replicated}): three members, each a real {@code wharf server --config FILE --replica ID} process (a child JVM on
  * this JVM's classpath) with its own data directory, replication port and member certificate from a CA made for the
  * step ({@link TestCertificates}, in this JVM: keytool took a minute on a loaded machine), all on 127.0.0.1 and so on
- * this machine's one disk. Once one of them is elected and prints its ready line, prints {@code wharf-perf: server
+ * this machine's one disk, with the default maxMessageLength (100 MiB: a record larger than a log entry goes in
+ * pieces, docs/resilience.md "Large messages"), so that the large rows run on it as on one instance. Once one of them is elected and prints its ready line, prints {@code wharf-perf: server
  * ready tcp=URLS pid=PID} with the members' client URLs, the active member's first, as the JMS client's address list
  * (so the clients follow a failover during a step, as an application would) and the active member's process id (the
  * CPU figure is the active member's),
@@ -196,7 +197,6 @@ public final class ReplicatedServerMain {
             configs.add(Files.writeString(dir.resolve(IDS[i] + ".yaml"), "name: PERF\n"
                     + "host: 127.0.0.1\n"
                     + "port: " + ports[IDS.length + i] + "\n"
-                    + "maxMessageLength: 1048576\n"
                     + ServerMain.limitsYaml()
                     + block
                     + "  tls:\n"

@@ -32,7 +32,9 @@ public final class ReportCommand {
               Runs each seed workload (at a small message size and at the seeds' large ones) on Wharf and on the
               built-in peers, one row after the other, and writes results.md: the results table of
               docs/performance.md. It says up front about how long the rows chosen take (every row: hours), then
-              which row runs and how long each took; results.md is rewritten as each row ends.
+              which row runs and how long each took; results.md is rewritten as each row ends. Every run starts
+              its servers afresh; a flow's plain loop (no server) is timed once per flow and message size and its
+              later rows show that timing, naming the row it was timed with (docs/benchmarks.md).
               --list              the rows, numbered, with about how long each takes; runs nothing
               --rows LIST         only these rows: numbers and ranges as --list shows them (3,7-9), workload
                                   ids (every row of it: RR-4,PS-N) or FOOTPRINT (the memory rows)  [every row]
@@ -93,7 +95,9 @@ public final class ReportCommand {
                 earlier.put(row, table.get(row));
             }
         }
-        long left = rows.stream().filter(r -> !earlier.containsKey(r)).mapToLong(r -> estimate(r, o)).sum();
+        List<ResultsPlan.Row> running = rows.stream().filter(r -> !earlier.containsKey(r)).toList();
+        Map<ResultsPlan.Row, Long> estimates = ResultsPlan.estimates(running, o.warmup, o.runLength, o.peers, o.quick);
+        long left = estimates.values().stream().mapToLong(Long::longValue).sum();
         int toRun = rows.size() - earlier.size();
         List<String> servers = servers(rows.stream().filter(r -> !earlier.containsKey(r)).toList(), o.peers).stream()
                 .map(Target::displayName).toList();
@@ -109,6 +113,7 @@ public final class ReportCommand {
         boolean othersKept = table.size() > earlier.size();
         List<ResultsTable.Line> lines = new ArrayList<>();
         Map<Target, FootprintCommand.Result> footprints = new LinkedHashMap<>(); // both memory rows from one measurement
+        PlainLoopTimings loops = PlainLoopTimings.shared(); // a flow's loop timed once per flow and size
         int n = 0;
         for (ResultsPlan.Row row : rows) {
             n++;
@@ -121,14 +126,14 @@ public final class ReportCommand {
             if (row.peers()) {
                 targets.addAll(o.peers);
             }
-            long estimate = estimate(row, o);
+            long estimate = estimates.get(row);
             progress.accept(String.format(Locale.ROOT, "%s on %s: about %s (about %s left in all)", which,
                     inWords(targets.stream().map(Target::displayName).toList()), duration(estimate), duration(left)));
             left -= estimate;
             long started = System.nanoTime();
             ResultsTable.Line line;
             try {
-                line = runRow(row, targets, footprints, o, echo, progress);
+                line = runRow(row, targets, footprints, loops, o, echo, progress);
                 kept.save(row, line);
             } catch (Exception e) { // a process that hung or died: the row fails (and a resumed run runs it again)
                 progress.accept("  failed to run: " + e);
@@ -153,8 +158,9 @@ public final class ReportCommand {
     /** {@code --list}: the rows chosen, numbered, each with about how long it takes, and the total. */
     private static void list(List<ResultsPlan.Row> rows, Options o, Consumer<String> out) {
         long total = 0;
+        Map<ResultsPlan.Row, Long> estimates = ResultsPlan.estimates(rows, o.warmup, o.runLength, o.peers, o.quick);
         for (ResultsPlan.Row row : rows) {
-            long estimate = estimate(row, o);
+            long estimate = estimates.get(row);
             total += estimate;
             out.accept(String.format(Locale.ROOT, "%3d  %-14s about %-12s %s%s", ResultsPlan.number(row), row.id(), duration(estimate),
                     row.label(), row.peers() ? "" : " (Wharf only)"));
@@ -167,14 +173,16 @@ public final class ReportCommand {
 
     /** Runs {@code row} on {@code targets}: its line; a server's step that failed or could not run is told with why. */
     private static ResultsTable.Line runRow(ResultsPlan.Row row, List<Target> targets, Map<Target, FootprintCommand.Result> footprints,
-                                            Options o, Consumer<String> echo, Consumer<String> progress) throws Exception {
+                                            PlainLoopTimings loops, Options o, Consumer<String> echo, Consumer<String> progress)
+            throws Exception {
         if (row.kind().footprint()) {
             return footprintLine(row, targets, footprints, o, echo);
         }
         List<String> runArgs = runArgs(row, o.quick, o.warmup, o.runLength, o.output.resolve(row.slug()), o.jvmOptions);
         RunCommand.Parsed parsed = RunCommand.parse(runArgs.toArray(String[]::new), false);
         Launcher launcher = new ChildJvmLauncher(parsed.settings().jvmOptions(), echo);
-        List<StepResult> steps = RunCommand.execute(parsed.settings(), targets, launcher, line -> { });
+        loops.startRow(row.label());
+        List<StepResult> steps = RunCommand.execute(parsed.settings(), targets, launcher, loops, line -> { });
         RunCommand.writeReport(parsed.settings(), steps, "bin/wharf perf run " + String.join(" ", runArgs));
         for (StepResult s : steps) {
             if (s.unavailable() != null) {
@@ -184,8 +192,12 @@ public final class ReportCommand {
                         + (s.problems().size() > 1 ? " (and " + (s.problems().size() - 1) + " more problems: the row's report.md)" : ""));
             }
         }
+        Map<PlainLoopTimings.Loop, String> reused = loops.reusedByRow();
+        reused.forEach((loop, with) -> progress.accept("  " + (loop == PlainLoopTimings.Loop.PLAIN ? "its plain loop"
+                : "its JMS application loop") + ": the timing of row \"" + with + "\", the same loop"));
         return row.kind() == ResultsPlan.Kind.RATED ? ResultsTable.rated(row.label(), row.seedRow(), row.slug(), steps)
-                : ResultsTable.line(row.label(), row.seedRow(), row.slug(), steps);
+                : ResultsTable.line(row.label(), row.seedRow(), row.slug(), steps).withLoopsTimedWith(
+                        reused.get(PlainLoopTimings.Loop.PLAIN), reused.get(PlainLoopTimings.Loop.JMS_APPLICATION));
     }
 
     /** The {@code wharf perf run} arguments of a rate or rated row. */
@@ -199,10 +211,6 @@ public final class ReportCommand {
         runArgs.addAll(List.of("--warmup", Integer.toString(warmup), "--run-length", Integer.toString(runLength),
                 "--out", out.toString(), "--jvm-opts", String.join(" ", jvmOptions)));
         return runArgs;
-    }
-
-    private static long estimate(ResultsPlan.Row row, Options o) {
-        return row.estimateSeconds(o.warmup, o.runLength, o.peers, o.quick);
     }
 
     /**
@@ -254,7 +262,7 @@ public final class ReportCommand {
         if (seconds < 3600) {
             return seconds / 60 + " min" + (seconds % 60 == 0 ? "" : " " + seconds % 60 + " s");
         }
-        return seconds / 3600 + " h " + seconds % 3600 / 60 + " min";
+        return seconds / 3600 + " h" + (seconds % 3600 / 60 == 0 ? "" : " " + seconds % 3600 / 60 + " min");
     }
 
     /**

@@ -1,14 +1,18 @@
 package org.wharfmq.perf.workload;
 
+import org.wharfmq.perf.flow.BenchmarkFlow;
 import org.wharfmq.perf.options.OptionException;
+import org.wharfmq.perf.options.PerfOptions;
 import org.wharfmq.perf.report.PubSubSeedRows;
 import org.wharfmq.perf.report.SeedRows;
 
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.HashSet;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
+import java.util.Map;
 import java.util.Set;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
@@ -69,12 +73,20 @@ final class ResultsPlan {
         }
 
         /**
-         * About how long the row takes, in seconds, with {@code peerTargets} beside Wharf (where the row runs them; of
-         * them only Artemis runs two queue managers, ActiveMQ Classic's step is n/a at once): each run's warm-up,
-         * measured period and {@value #RUN_OVERHEAD_SECONDS} s of starting and checking, RR-RATED's connections, PS-T's
-         * dummy subscriptions, a flow's plain loop. A guide for planning, from runs on a loaded 2-core machine.
+         * About how long the row takes, in seconds, with {@code peerTargets} beside Wharf, when it runs alone: its runs
+         * ({@link #runsSeconds}) and its flow's plain loops.
          */
         long estimateSeconds(int warmup, int runLength, List<Target> peerTargets, boolean quick) {
+            return runsSeconds(warmup, runLength, peerTargets, quick) + loopsSeconds(warmup, runLength, new HashSet<>());
+        }
+
+        /**
+         * About how long the row's runs take, in seconds, with {@code peerTargets} beside Wharf (where the row runs them;
+         * of them only Artemis runs two queue managers, ActiveMQ Classic's step is n/a at once): each run's warm-up,
+         * measured period and {@link #overheadSeconds()} of starting and checking, RR-RATED's connections, PS-T's dummy
+         * subscriptions; the footprint's measurements. A guide for planning, from quiet runs on a 2-core machine.
+         */
+        long runsSeconds(int warmup, int runLength, List<Target> peerTargets, boolean quick) {
             long running = !peers ? 0 : workload != null && workload.twoQueueManagers()
                     ? peerTargets.stream().filter(t -> t == Target.ARTEMIS).count() : peerTargets.size();
             int targets = 1 + (int) running;
@@ -83,15 +95,50 @@ final class ResultsPlan {
             }
             long perTarget = Math.round(dummies() * DUMMY_SUBSCRIPTION_SECONDS);
             for (int clients : ratedSteps(quick)) {
-                perTarget += warmup + runLength + RUN_OVERHEAD_SECONDS + Math.round(clients * RATED_CONNECT_SECONDS_PER_REQUESTER);
+                perTarget += warmup + runLength + overheadSeconds() + Math.round(clients * RATED_CONNECT_SECONDS_PER_REQUESTER);
             }
-            long seconds = targets * perTarget;
-            if (workload.flow() != null && workload.flow().hasCeiling()) {
-                // the plain loop, and the JMS application beside it for the database and records flows
-                int loops = workload.flow().hasJmsApplicationLoop() ? 2 : 1;
-                seconds += loops * (Math.min(warmup, RunCommand.CEILING_MAX_WARMUP_SECONDS) + Math.min(runLength, RunCommand.CEILING_MAX_SECONDS));
+            return targets * perTarget;
+        }
+
+        /** Seconds a run of this row takes besides its warm-up and measured period. */
+        int overheadSeconds() {
+            return workload.twoQueueManagers() ? TWO_QUEUE_MANAGER_RUN_OVERHEAD_SECONDS : RUN_OVERHEAD_SECONDS;
+        }
+
+        /**
+         * About how long the row's flow's plain loops take, in seconds ({@link PlainLoopTimings}): each loop's warm-up
+         * and measured time, a loop bound by disk syncs twice (before and after the flow's step), none for a loop
+         * {@code timed} already holds (an earlier row of the report timed it), which then holds this row's loops too.
+         */
+        long loopsSeconds(int warmup, int runLength, Set<PlainLoopTimings.Key> timed) {
+            BenchmarkFlow flow = workload == null ? null : workload.flow();
+            if (flow == null || !flow.hasCeiling()) {
+                return 0;
+            }
+            long warmupMillis = Math.min(warmup, RunCommand.CEILING_MAX_WARMUP_SECONDS) * 1000L;
+            long runMillis = Math.min(runLength, RunCommand.CEILING_MAX_SECONDS) * 1000L;
+            long oneTiming = (warmupMillis + runMillis) / 1000;
+            long seconds = 0;
+            for (PlainLoopTimings.Loop loop : flow.hasJmsApplicationLoop() ? PlainLoopTimings.Loop.values()
+                    : new PlainLoopTimings.Loop[] {PlainLoopTimings.Loop.PLAIN}) {
+                if (!PlainLoopTimings.reusable(flow, loop, persistent())) {
+                    seconds += 2 * oneTiming; // before and after the flow's step
+                } else if (timed.add(PlainLoopTimings.key(flow, loop, size(), persistent(), warmupMillis, runMillis))) {
+                    seconds += oneTiming;
+                }
             }
             return seconds;
+        }
+
+        /** The row's message size in bytes ({@code --sizes}, one value in the table's rows). */
+        int size() {
+            int at = options.indexOf("--sizes");
+            return at < 0 ? 0 : PerfOptions.parseSize(options.get(at + 1), "--sizes");
+        }
+
+        /** Whether the row runs persistent messages on every server. */
+        boolean persistent() {
+            return options.contains("--persistent") || workload != null && workload.alwaysPersistent();
         }
 
         /** PS-T's dummy subscriptions ({@code --dummies}, one value in the table's rows), else 0. */
@@ -110,8 +157,17 @@ final class ResultsPlan {
         }
     }
 
-    /** Seconds a run takes besides its warm-up and measured period: a fresh server and its client JVMs, the checks after. */
-    static final int RUN_OVERHEAD_SECONDS = 20;
+    /**
+     * Seconds a run takes besides its warm-up and measured period: a fresh server and its client JVMs started, the
+     * drivers stopped, the checks after. Quietly 2 to 5 s on 2 cores (2026-12-05, main {@code 5b92b8a3}, load under 1:
+     * RR-1 2 MB 2 s, RR-2 2 MB 3 s, RR-4 2 KB 4 s on Wharf, 5 s on Artemis, 4 s on ActiveMQ Classic, a flow's run 4 s).
+     */
+    static final int RUN_OVERHEAD_SECONDS = 5;
+    /**
+     * The same for a run of two queue managers (RR-5, RR-5b, OW-5): two servers, their channels' start (quietly RR-5
+     * 2 KB 8 s on Wharf, 7 s on Artemis).
+     */
+    static final int TWO_QUEUE_MANAGER_RUN_OVERHEAD_SECONDS = 8;
     /** Seconds RR-RATED takes to connect a requester (8 at a time per JVM: 2,000 connected in 140 s under load). */
     static final double RATED_CONNECT_SECONDS_PER_REQUESTER = 0.07;
     /**
@@ -123,6 +179,19 @@ final class ResultsPlan {
     static final int FOOTPRINT_SECONDS = 120;
     /** The same in {@code --quick}. */
     static final int QUICK_FOOTPRINT_SECONDS = 30;
+
+    /**
+     * About how long each of {@code rows} takes, in seconds, run one after the other in one report: a flow's plain loop
+     * that an earlier row of them times is not timed again ({@link PlainLoopTimings}).
+     */
+    static Map<Row, Long> estimates(List<Row> rows, int warmup, int runLength, List<Target> peerTargets, boolean quick) {
+        Map<Row, Long> estimates = new LinkedHashMap<>();
+        Set<PlainLoopTimings.Key> timed = new HashSet<>();
+        for (Row row : rows) {
+            estimates.put(row, row.runsSeconds(warmup, runLength, peerTargets, quick) + row.loopsSeconds(warmup, runLength, timed));
+        }
+        return estimates;
+    }
 
     /**
      * The rows {@code items} choose, in the table's order: each item a row number as {@code --list} shows them

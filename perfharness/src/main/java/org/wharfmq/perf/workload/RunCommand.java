@@ -149,8 +149,17 @@ public final class RunCommand {
         return failed ? 1 : 0;
     }
 
-    /** Runs every target's steps in turn. */
+    /** Runs every target's steps in turn, and a flow's plain loops afresh. */
     public static List<StepResult> execute(RunSettings settings, List<Target> targets, Launcher launcher, Consumer<String> progress) throws Exception {
+        return execute(settings, targets, launcher, PlainLoopTimings.eachRun(), progress);
+    }
+
+    /**
+     * Runs every target's steps in turn, then a flow's plain loops, each timed afresh or reused from {@code loops}
+     * (a report's earlier row of the same flow and size).
+     */
+    static List<StepResult> execute(RunSettings settings, List<Target> targets, Launcher launcher, PlainLoopTimings loops,
+                                    Consumer<String> progress) throws Exception {
         List<StepResult> all = new ArrayList<>();
         BenchmarkFlow flow = settings.workload().flow();
         boolean ceilings = flow != null && flow.hasCeiling();
@@ -173,7 +182,8 @@ public final class RunCommand {
             for (int size : settings.sizes()) {
                 StepResult flowStep = MarkdownReport.peak(all.stream().filter(s -> s.messageSize() == size
                         && s.target().equals(Target.WHARF.displayName())).toList());
-                BenchmarkFlow.Ceiling after = ceiling(settings, flow, size);
+                BenchmarkFlow.Ceiling after = loops.time(flow, PlainLoopTimings.Loop.PLAIN, size, settings.persistent(),
+                        ceilingWarmupMillis(settings), ceilingRunMillis(settings), () -> ceiling(settings, flow, size));
                 BenchmarkFlow.Ceiling c = timing(before.get(size), after);
                 StepResult loop = ceilingStep(settings, flow, "ceiling", flow.plainLoop(settings.persistent()),
                         plainLoop(flow, settings.persistent()), size, before.get(size), after, progress);
@@ -192,7 +202,7 @@ public final class RunCommand {
                 }
                 all.add(loop);
                 if (applications) {
-                    all.add(jmsApplicationStep(settings, flow, size, applicationBefore.get(size), flowStep, progress));
+                    all.add(jmsApplicationStep(settings, flow, size, applicationBefore.get(size), flowStep, loops, progress));
                 }
             }
         }
@@ -209,8 +219,9 @@ public final class RunCommand {
      */
     private static StepResult jmsApplicationStep(RunSettings settings, BenchmarkFlow flow, int size,
                                                  BenchmarkFlow.Ceiling before, StepResult flowStep,
-                                                 Consumer<String> progress) {
-        BenchmarkFlow.Ceiling after = jmsApplicationCeiling(settings, flow, size);
+                                                 PlainLoopTimings loops, Consumer<String> progress) {
+        BenchmarkFlow.Ceiling after = loops.time(flow, PlainLoopTimings.Loop.JMS_APPLICATION, size, settings.persistent(),
+                ceilingWarmupMillis(settings), ceilingRunMillis(settings), () -> jmsApplicationCeiling(settings, flow, size));
         BenchmarkFlow.Ceiling c = timing(before, after);
         StepResult step = ceilingStep(settings, flow, "JMS application", flow.jmsApplicationLoop(settings.persistent()),
                 jmsApplicationLoop(flow, settings.persistent()), size, before, after, progress);

@@ -236,11 +236,15 @@ public final class WorkloadRunner {
             }
             // RR-5, OW-5: the responders (consumers) on the second queue manager
             List<String> backgroundProvider = backgroundUrl == null ? provider : target.providerArgs(backgroundUrl, user, password);
+            // every background JVM started at once (PS-N's four subscriber JVMs, PS-T's): each awaited after, so that
+            // their starts overlap instead of following one another; the measured drivers start once all are ready
             List<Launched> background = new ArrayList<>();
             for (DriverPlan.Spec spec : plan.clientBackground()) {
                 Launched l = launcher.launch(spec.id(), spec.args(backgroundProvider));
                 started.add(l);
                 background.add(l);
+            }
+            for (Launched l : background) {
                 awaitReady(l, target, START_TIMEOUT);
             }
             CpuSampler cpu = null;

@@ -82,6 +82,25 @@ class ResultsTableTest {
                 + "same work: 5,000/s (1.20) |"), table);
     }
 
+    /** A line whose loops a report timed with an earlier row says so, in its cell and its progress line. */
+    @Test
+    void aLoopTimedWithAnEarlierRowNamesThatRow() {
+        ResultsTable.Line line = ResultsTable.line("F-DB-UPDATE 4 MB persistent, 2 requesters", null, "x", List.of(
+                step("F-DB-UPDATE", "Wharf", 2, 12, 800, true),
+                step("F-DB-UPDATE", RunCommand.plainLoop(BenchmarkFlow.F_DB_UPDATE, true), 1, 20, 0, true),
+                step("F-DB-UPDATE", RunCommand.jmsApplicationLoop(BenchmarkFlow.F_DB_UPDATE, true), 1, 10, 0, true)))
+                .withLoopsTimedWith("F-DB-UPDATE 4 MB, 2 requesters", null);
+        assertEquals("F-DB-UPDATE 4 MB, 2 requesters", line.loop().timedWith());
+        assertEquals(null, line.jmsApplication().timedWith(), "the persistent JMS application: timed with this row");
+        assertEquals(0.6, line.loopRatio(), 1e-9);
+        String table = ResultsTable.render(List.of(line), List.of(), "bin/wharf perf report", 30, 20);
+        assertTrue(table.contains("| 20/s, JDBC statement, no messaging, timed with \"F-DB-UPDATE 4 MB, 2 requesters\" (0.60); "
+                + "against a JMS application doing the same work: 10/s (1.20) |"), table);
+        assertTrue(table.contains("times it once per flow and message size"), "the legend says why: " + table);
+        assertTrue(line.summary().contains("JDBC statement, no messaging 20/s (timed with \"F-DB-UPDATE 4 MB, 2 requesters\"), "
+                + "Wharf / loop 0.60"), line.summary());
+    }
+
     @Test
     void aRatedLineGivesTheClientsServedAndWhatStoppedTheStepping() {
         ResultsTable.Line line = ResultsTable.rated("RR-RATED", "35,000 (seed 004)", "RR-RATED", List.of(

@@ -89,13 +89,44 @@ class ReportOptionsTest {
         ResultsPlan.Row rated = ResultsPlan.ROWS.stream().filter(r -> r.workload() == Workload.RR_RATED).findFirst().orElseThrow();
         assertEquals(3 * (3 * run + Math.round(3250 * ResultsPlan.RATED_CONNECT_SECONDS_PER_REQUESTER)),
                 rated.estimateSeconds(30, 20, PEERS, false), "three steps of 250, 1,000 and 2,000 requesters connecting, on each server");
-        assertEquals(2 * run, row("OW-5 2 KB, 8 producers at 1,000 messages/s each, two queue managers, one channel each way "
-                + "(messages/s)").estimateSeconds(30, 20, PEERS, false), "Wharf and Artemis: Classic runs no two queue managers");
+        assertEquals(2 * (30 + 20 + ResultsPlan.TWO_QUEUE_MANAGER_RUN_OVERHEAD_SECONDS), row("OW-5 2 KB, 8 producers at 1,000 "
+                + "messages/s each, two queue managers, one channel each way (messages/s)").estimateSeconds(30, 20, PEERS, false),
+                "Wharf and Artemis: Classic runs no two queue managers");
         assertEquals(3 * (run + Math.round(10_000 * ResultsPlan.DUMMY_SUBSCRIPTION_SECONDS)), row("PS-T 2 KB, 10 subscribers "
                 + "on topics of their own, 10,000 dummy subscriptions (deliveries/s)").estimateSeconds(30, 20, PEERS, false),
                 "each server confirming the dummy subscriptions");
         long all = ResultsPlan.ROWS.stream().mapToLong(r -> r.estimateSeconds(30, 20, PEERS, false)).sum();
         assertTrue(all > 2 * 3600, "every row takes hours: " + all);
+    }
+
+    /**
+     * In one report a flow's plain loop is timed with the first row of its flow and size and not again
+     * ({@link PlainLoopTimings}): the persistent row beside the other costs its run only. A loop bound by disk syncs is
+     * timed twice in every row (before and after the flow's step), and so is a persistent JMS application's.
+     */
+    @Test
+    void theEstimateCountsAFlowsSharedLoopOnceAndADiskBoundLoopTwicePerRow() {
+        int run = 30 + 20 + ResultsPlan.RUN_OVERHEAD_SECONDS;
+        int loop = 30 + 10;
+        ResultsPlan.Row write = row("F-WRITE 4 MB, 2 requesters");
+        ResultsPlan.Row writePersistent = row("F-WRITE 4 MB persistent, 2 requesters");
+        java.util.Map<ResultsPlan.Row, Long> both = ResultsPlan.estimates(List.of(write, writePersistent), 30, 20, PEERS, false);
+        assertEquals(run + loop, both.get(write), "the loop timed with the first row");
+        assertEquals(run, both.get(writePersistent), "the persistent row shows the same loop's timing");
+        assertEquals(run + loop, writePersistent.estimateSeconds(30, 20, PEERS, false), "alone, it times the loop");
+        assertEquals(run + 2 * loop, row("F-FILE 4 KB (files in)").estimateSeconds(30, 20, PEERS, false),
+                "F-FILE's copy syncs per file: timed before and after the flow's step");
+        ResultsPlan.Row update = row("F-DB-UPDATE 4 MB, 2 requesters");
+        ResultsPlan.Row updatePersistent = row("F-DB-UPDATE 4 MB persistent, 2 requesters");
+        java.util.Map<ResultsPlan.Row, Long> db = ResultsPlan.estimates(List.of(update, updatePersistent), 30, 20, PEERS, false);
+        assertEquals(run + 2 * loop, db.get(update), "its JDBC loop and its JMS application");
+        assertEquals(run + 2 * loop, db.get(updatePersistent), "the JDBC loop shared, the persistent JMS application timed twice");
+        assertEquals("2 h", ReportCommand.duration(7200));
+        assertEquals("4 h 16 min", ReportCommand.duration(4 * 3600 + 16 * 60 + 59));
+        assertEquals("3 min 20 s", ReportCommand.duration(200));
+        long listed = ResultsPlan.ROWS.stream().mapToLong(r -> r.estimateSeconds(30, 20, PEERS, false)).sum();
+        long report = ResultsPlan.estimates(ResultsPlan.ROWS, 30, 20, PEERS, false).values().stream().mapToLong(Long::longValue).sum();
+        assertTrue(listed - report >= 20 * loop, "every large flow row's pair shares its loop: " + listed + " against " + report);
     }
 
     @Test

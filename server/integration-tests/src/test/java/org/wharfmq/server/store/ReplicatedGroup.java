@@ -33,6 +33,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 final class ReplicatedGroup implements AutoCloseable {
 
     static final String[] IDS = {"a", "b", "c"};
+    /** The members' maxMessageLength unless a test asks for the server's default: small messages, small memory. */
+    static final int MAX_MESSAGE_LENGTH = 1048576;
     /** How long an election or a status the test waits for may take on a loaded machine. */
     static final Duration ELECTION = Duration.ofSeconds(90);
     /**
@@ -73,6 +75,8 @@ final class ReplicatedGroup implements AutoCloseable {
     private final Path[] configs = new Path[3];
     /** Lines of every member's {@code replication:} block beyond the members and TLS (a test's own settings). */
     private final List<String> replicationSettings;
+    /** Whether the members take the server's default maxMessageLength, not {@value #MAX_MESSAGE_LENGTH}. */
+    private final boolean defaultMaxMessageLength;
     private final ServerProcess[] members = new ServerProcess[3];
     /** What every member's configuration shares, written once by {@link #writeConfigurations}. */
     private Path trust;
@@ -86,8 +90,9 @@ final class ReplicatedGroup implements AutoCloseable {
     }
 
     private ReplicatedGroup(Path dir, MemberNetwork network, int[] clientPorts, int[] httpPorts,
-                            List<String> replicationSettings) {
+                            List<String> replicationSettings, boolean defaultMaxMessageLength) {
         this.dir = dir;
+        this.defaultMaxMessageLength = defaultMaxMessageLength;
         this.replicationSettings = replicationSettings;
         this.network = network;
         this.clientPorts = clientPorts;
@@ -104,11 +109,16 @@ final class ReplicatedGroup implements AutoCloseable {
      * member's {@code replication:} block.
      */
     static ReplicatedGroup configure(Path dir, Network network, List<String> replicationSettings) throws Exception {
+        return configure(dir, network, replicationSettings, false);
+    }
+
+    private static ReplicatedGroup configure(Path dir, Network network, List<String> replicationSettings,
+                                             boolean defaultMaxMessageLength) throws Exception {
         int[] ports = FreePorts.take(9);
         int[] replicationPorts = {ports[0], ports[1], ports[2]};
         MemberNetwork net = network.open(dir, IDS, replicationPorts);
         ReplicatedGroup group = new ReplicatedGroup(dir, net, new int[] {ports[3], ports[4], ports[5]},
-                new int[] {ports[6], ports[7], ports[8]}, List.copyOf(replicationSettings));
+                new int[] {ports[6], ports[7], ports[8]}, List.copyOf(replicationSettings), defaultMaxMessageLength);
         try {
             group.writeConfigurations(replicationPorts);
             return group;
@@ -126,6 +136,15 @@ final class ReplicatedGroup implements AutoCloseable {
     /** A group on this machine's loopback with {@code replicationSettings} in every member's replication block. */
     static ReplicatedGroup onLoopback(Path dir, String... replicationSettings) throws Exception {
         return configure(dir, LoopbackNetwork::open, List.of(replicationSettings));
+    }
+
+    /**
+     * A group on this machine's loopback whose members take the server's default maxMessageLength (100 MiB) instead of
+     * {@value #MAX_MESSAGE_LENGTH}: a record larger than a log entry goes through the log in pieces; with
+     * {@code replicationSettings} in every member's replication block.
+     */
+    static ReplicatedGroup onLoopbackWithTheDefaultMaxMessageLength(Path dir, String... replicationSettings) throws Exception {
+        return configure(dir, LoopbackNetwork::open, List.of(replicationSettings), true);
     }
 
     /** The broker URL of the three members, without options. */
@@ -507,7 +526,7 @@ final class ReplicatedGroup implements AutoCloseable {
 
     /** Member {@code i}'s configuration file, its key and certificate in {@code keys}. */
     private String configuration(int i, Path keys) {
-        return "maxMessageLength: 1048576\n"
+        return (defaultMaxMessageLength ? "" : "maxMessageLength: " + MAX_MESSAGE_LENGTH + "\n")
                 + security
                 + "http:\n"
                 + "  host: " + network.clientHost(i) + "\n"
