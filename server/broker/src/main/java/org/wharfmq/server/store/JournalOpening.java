@@ -70,6 +70,11 @@ public final class JournalOpening implements AutoCloseable {
         }
     }
 
+    /** The open's outcome, for tests to wait for it; the store is {@link #take}'s to hand over. */
+    CompletableFuture<JournalMessageStore> opened() {
+        return store;
+    }
+
     /**
      * For a start that failed before {@link #take}: closes the store once it is open (its data directory lock
      * released), without waiting for an open that has not finished (a standby still waiting for the lock). No-op once
