@@ -24,6 +24,7 @@ import org.wharfmq.server.http.HttpPlugin;
 import org.wharfmq.server.http.HttpSettings;
 import org.wharfmq.server.metrics.MetricsPlugin;
 import org.wharfmq.server.security.file.SecurityFileRealm;
+import org.wharfmq.server.store.JournalOpening;
 
 import java.io.PrintStream;
 import java.lang.management.ManagementFactory;
@@ -205,6 +206,8 @@ public final class ServerMain {
         if (flow != null && flow.usesOtherProvider() && jmsProvider == null) {
             throw new OptionException("server: --flow " + flow.id() + " needs --jms-provider URL, the other provider's server");
         }
+        // the journal opens while the plugins are made and prepared, as wharf server does (JournalOpening)
+        JournalOpening journal = JournalOpening.begin(config);
         FlowHostSettings flowSettings = flowHostSettings(flow, database, data, jmsProvider);
         FlowHost flowHost = flowPaths ? new FlowHost(flowSettings, http) : new FlowHost(flowSettings);
         ChannelsPlugin channels = new ChannelsPlugin(file == null ? ChannelSettings.none() : file.channels());
@@ -217,6 +220,8 @@ public final class ServerMain {
         if (realm != null) {
             starter.authenticator(realm).accessControl(realm.accessControl());
         }
+        admin.prepare();
+        starter.store(journal.take());
         try (WharfServer server = starter.start(); MemoryWatch memory = MemoryWatch.start(server.queueManager().memoryBudget())) {
             if (flow != null) {
                 flowHost.deploy(flow.factory(data, persistent), flowInstances);

@@ -42,6 +42,9 @@ final class Journal implements AutoCloseable {
 
     private static final System.Logger LOG = System.getLogger(Journal.class.getName());
 
+    /** JNR's switch between generated and reflective bindings of native functions (default: generated). */
+    static final String JNR_ASM = "jnr.ffi.asm.enabled";
+
     /** Chronicle reports routine events (a file mapped, a sync took N ms) at INFO: only its warnings matter here. */
     private static final java.util.logging.Logger CHRONICLE_LOG = java.util.logging.Logger.getLogger("net.openhft");
 
@@ -49,6 +52,12 @@ final class Journal implements AutoCloseable {
         // Chronicle would otherwise report usage to its vendor and print banners on the console
         System.setProperty("chronicle.analytics.disable", "true");
         System.setProperty("chronicle.announcer.disable", "true");
+        // Chronicle binds its POSIX calls (net.openhft.posix, through JNR) as it starts; JNR's default generates a class
+        // and a machine-code stub per function, a third of the journal's first open in CPU. Bound by reflection, the
+        // calls the journal makes (fallocate every MiB, madvise every mapped chunk) take microseconds more each.
+        if (System.getProperty(JNR_ASM) == null) {
+            System.setProperty(JNR_ASM, "false");
+        }
         if (CHRONICLE_LOG.getLevel() == null) {
             CHRONICLE_LOG.setLevel(java.util.logging.Level.WARNING);
         }

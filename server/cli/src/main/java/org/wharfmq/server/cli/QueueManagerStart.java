@@ -13,6 +13,7 @@ import org.wharfmq.server.metrics.MetricsPlugin;
 import org.wharfmq.server.replication.ReplicationCommands;
 import org.wharfmq.server.replication.ReplicationMember;
 import org.wharfmq.server.security.file.SecurityFileRealm;
+import org.wharfmq.server.store.JournalOpening;
 
 /**
  * A queue manager to start with its plugins, as the configuration file names them: on its own journal, or (a
@@ -20,6 +21,10 @@ import org.wharfmq.server.security.file.SecurityFileRealm;
  * follows as a replica and {@link #prepare prepares} it then (the metrics' registries and JVM meters, the admin
  * plugin's commands and classes: the slowest parts of the plugins' start), so that its takeover has that much less
  * to do before its ready line.
+ *
+ * <p>A queue manager on its own journal begins opening it as it is made ({@link JournalOpening}, on a thread of
+ * its own), and {@link #start} prepares the plugins meanwhile: the open is mostly Chronicle Queue's own start, CPU
+ * that a loaded machine gives out slowly, and the two need not wait for each other.
  *
  * <p>Threads: made, prepared and started on the thread that runs the queue manager ({@code wharf server}'s, or
  * {@link MemberRun}'s loop).
@@ -32,6 +37,8 @@ final class QueueManagerStart implements AutoCloseable {
     private final MetricsPlugin metrics;
     private final AdminPlugin admin;
     private final ServerPlugin[] plugins;
+    /** The queue manager's own journal, being opened since this was made; null for a member (it takes over a store). */
+    private final JournalOpening journal;
 
     /** @param member the replicated queue manager's member that will take over, or null: the journal's own */
     QueueManagerStart(ConfigurationFile file, ServerConfig config, SecurityFileRealm users,
@@ -39,17 +46,25 @@ final class QueueManagerStart implements AutoCloseable {
         this.config = config;
         this.users = users;
         this.member = member;
-        HttpPlugin http = new HttpPlugin(file.http());
-        FlowHost flows = new FlowHost(file.flowHost(), http);
-        ChannelsPlugin channels = new ChannelsPlugin(file.channels());
-        PubSubHierarchy hierarchy = new PubSubHierarchy(file.hierarchy(), channels);
-        admin = new AdminPlugin(file::componentSettings, flows.adminCommands(),
-                channels.adminCommands(), hierarchy.adminCommands(), new ReplicationCommands(member));
-        metrics = new MetricsPlugin(http.routes(), flows, channels, hierarchy);
-        // the hierarchy's control queue before the channels that bring to it; the channels early (they move
-        // messages whatever else runs), the admin plugin after the flows (its command queue opens once they run), the
-        // console after the admin plugin (it runs its commands); HTTP last (it listens once every route is registered)
-        plugins = new ServerPlugin[]{hierarchy, channels, flows, admin, new ConsolePlugin(http, admin), metrics, http};
+        this.journal = member == null ? JournalOpening.begin(config) : null;
+        try {
+            HttpPlugin http = new HttpPlugin(file.http());
+            FlowHost flows = new FlowHost(file.flowHost(), http);
+            ChannelsPlugin channels = new ChannelsPlugin(file.channels());
+            PubSubHierarchy hierarchy = new PubSubHierarchy(file.hierarchy(), channels);
+            admin = new AdminPlugin(file::componentSettings, flows.adminCommands(),
+                    channels.adminCommands(), hierarchy.adminCommands(), new ReplicationCommands(member));
+            metrics = new MetricsPlugin(http.routes(), flows, channels, hierarchy);
+            // the hierarchy's control queue before the channels that bring to it; the channels early (they move
+            // messages whatever else runs), the admin plugin after the flows (its command queue opens once they run), the
+            // console after the admin plugin (it runs its commands); HTTP last (it listens once every route is registered)
+            plugins = new ServerPlugin[]{hierarchy, channels, flows, admin, new ConsolePlugin(http, admin), metrics, http};
+        } catch (RuntimeException | Error e) {
+            if (journal != null) {
+                journal.close();
+            }
+            throw e;
+        }
     }
 
     /**
@@ -73,6 +88,9 @@ final class QueueManagerStart implements AutoCloseable {
             }
             if (member != null) {
                 starter.store(member.takeOver()).replication(member::state).definitions(member.definitions());
+            } else {
+                prepare(); // while the journal opens
+                starter.store(journal.take());
             }
             return starter.start();
         } catch (Exception | Error e) {
@@ -84,6 +102,9 @@ final class QueueManagerStart implements AutoCloseable {
     /** Undoes {@link #prepare}, for a queue manager not started (its member stopped, refused or failed first). */
     @Override
     public void close() {
+        if (journal != null) {
+            journal.close();
+        }
         metrics.close();
     }
 }
