@@ -2,15 +2,9 @@ package org.wharfmq.server.channels;
 
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
+import org.wharfmq.server.it.LogMessages;
 
-import java.util.List;
-import java.util.concurrent.CopyOnWriteArrayList;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.locks.LockSupport;
-import java.util.logging.Handler;
-import java.util.logging.LogRecord;
-import java.util.logging.Logger;
-
+import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
@@ -20,43 +14,24 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 class ChannelTransmissionQueueTest {
 
     private final ChannelServers servers = new ChannelServers();
-    private final List<String> warnings = new CopyOnWriteArrayList<>();
-    private final Logger senderLog = Logger.getLogger(SenderChannel.class.getName());
-    private final Handler capture = new Handler() {
-        @Override
-        public void publish(LogRecord record) {
-            warnings.add(record.getMessage());
-        }
-
-        @Override
-        public void flush() {
-        }
-
-        @Override
-        public void close() {
-        }
-    };
 
     @AfterEach
     void stop() throws Exception {
-        senderLog.removeHandler(capture);
         servers.close();
     }
 
     @Test
     void aSenderWhoseTransmissionQueueDoesNotExistNamesItAndTheCommandThatDefinesIt() throws Exception {
-        senderLog.addHandler(capture);
-        servers.start(c -> c.name("QM1").autoCreate(false),
-                ChannelDefinition.sender("QM1.TO.QM9", "tcp://127.0.0.1:9", "QM9", null, null).withTimes(50, 60_000));
+        try (LogMessages log = LogMessages.of(SenderChannel.class.getName())) {
+            servers.start(c -> c.name("QM1").autoCreate(false), ChannelDefinition.sender("QM1.TO.QM9",
+                    "tcp://127.0.0.1:9", "QM9", null, null).withTimes(50, 60_000));
 
-        long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(ChannelServers.EXPECTED_MS);
-        while (warnings.stream().noneMatch(w -> w.startsWith("Channel QM1.TO.QM9 ")) && System.nanoTime() < deadline) {
-            LockSupport.parkNanos(1_000_000);
+            String warning = log.poll(ChannelServers.EXPECTED_MS);
+            assertNotNull(warning, "no warning of channel QM1.TO.QM9");
+            assertTrue(warning.startsWith("Channel QM1.TO.QM9 ")
+                    && warning.contains("its transmission queue 'QM9' does not exist")
+                    && warning.contains("'wharf admin define queue QM9 --usage transmission'")
+                    && warning.contains("retrying in"), warning);
         }
-        String warning = warnings.stream().filter(w -> w.startsWith("Channel QM1.TO.QM9 ")).findFirst()
-                .orElseThrow(() -> new AssertionError("no warning of channel QM1.TO.QM9: " + warnings));
-        assertTrue(warning.contains("its transmission queue 'QM9' does not exist")
-                && warning.contains("'wharf admin define queue QM9 --usage transmission'")
-                && warning.contains("retrying in"), warning);
     }
 }
