@@ -230,6 +230,32 @@ class HostileServerTest {
         }
     }
 
+    /**
+     * A server that closes the connection in the middle of the handshake without a word (as a queue manager whose
+     * handshake deadline passed on a busy machine may, when the client's login crosses the close) fails the connect
+     * with what happened, the likely why and the fix, not a bare ClosedChannelException.
+     */
+    @Test
+    void aServerThatClosesTheConnectionDuringTheHandshakeIsNamedWithTheLikelyReasonAndTheFix() throws Exception {
+        try (FakeServer server = FakeServer.tcp()) {
+            server.answer = f -> f instanceof Frame.Hello ? FakeServer.SILENCE : null;
+            CompletableFuture<Connection> connecting = CompletableFuture.supplyAsync(() -> {
+                try {
+                    return new WharfConnectionFactory(server.url() + "?reconnectAttempts=0").createConnection();
+                } catch (JMSException e) {
+                    throw new IllegalStateException(e);
+                }
+            });
+            server.expect(Frame.Hello.class);
+            server.client().close().await(30, TimeUnit.SECONDS);
+            ExecutionException failed = assertThrows(ExecutionException.class, () -> connecting.get(30, TimeUnit.SECONDS));
+            JMSException e = assertInstanceOf(JMSException.class, failed.getCause().getCause(), String.valueOf(failed.getCause()));
+            assertTrue(e.getMessage().contains("closed the connection during the handshake without saying why")
+                    && e.getMessage().contains("handshakeTimeoutMillis")
+                    && e.getMessage().contains("connect again"), e.getMessage());
+        }
+    }
+
     @Test
     void aSecondChallengeFailsTheConnectAndClosesTheLink() throws Exception {
         try (FakeServer server = FakeServer.tcp()) {

@@ -127,6 +127,13 @@ public final class LinkHandler implements FrameListener, ServerFrameHandler {
                 // a TLS 1.3 server checks the client's certificate after the client's handshake has finished
                 throw Transport.tlsFailure(address, tls, lost);
             }
+            if (e.getCause() instanceof ClosedChannelException) {
+                throw new ClientException("Wharf at " + address + " closed the connection during the handshake without"
+                        + " saying why. On a busy machine its handshake deadline (the server's handshakeTimeoutMillis, 10 s"
+                        + " by default) may have passed before this client's login came: connect again, or raise"
+                        + " handshakeTimeoutMillis in the server's configuration; the server's log says why it closed"
+                        + " the connection.", e.getCause());
+            }
             throw new ClientException("Wharf at " + address + " did not complete the handshake: " + e.getCause(), e.getCause());
         } catch (TimeoutException e) {
             link.close(connectTimeoutMillis);

@@ -1,6 +1,7 @@
 package org.wharfmq.server.management;
 
 import java.util.Map;
+import java.util.Set;
 
 /**
  * This instance's place in a replicated queue manager, as an administrator sees it ({@code display server}):
@@ -13,7 +14,8 @@ import java.util.Map;
  * @param term           the Raft term (it rises with each election)
  * @param committedIndex the last log entry this member knows a majority has
  * @param appliedIndex   the last log entry applied here
- * @param inSync         members whose log holds every committed entry, as this member last heard (itself counting)
+ * @param inSync         members whose log holds every committed entry, as this member last heard (itself counting),
+ *                       and that answer it ({@code unreachable} does not count)
  * @param backlogBytes   bytes this member appended and a majority has not yet confirmed (0 on a replica)
  * @param behind         entries each member is behind the committed index, as this member last heard (-1: no word
  *                       of it); on a replica, only its own
@@ -32,18 +34,23 @@ import java.util.Map;
  * @param logStartIndex  the first index this member's Raft log still holds (above 0 once purged after a snapshot)
  * @param snapshotsInstalled snapshots the active member sent this member and it installed since it started (it was
  *                       behind the active member's purged log: new, wiped, or down for a while)
+ * @param unreachable    on the active member, the members that have not answered it within the election timeout's
+ *                       maximum (Raft's own measure of a member that answers): down, or cut off from it, whatever
+ *                       {@code behind} last said of them ({@code lastContactMillis} says since when); empty on a
+ *                       replica
  */
 public record ReplicationState(String group, String member, String role, String active, long term,
                                long committedIndex, long appliedIndex, int inSync, long backlogBytes,
                                Map<String, Long> behind, Map<String, String> members,
                                Map<String, Long> lastContactMillis, Map<String, Long> behindBytes,
                                long journalBytes, int journalFiles, long snapshotIndex, long logStartIndex,
-                               long snapshotsInstalled) {
+                               long snapshotsInstalled, Set<String> unreachable) {
 
     public ReplicationState {
         behind = Map.copyOf(behind);
         members = Map.copyOf(members);
         lastContactMillis = Map.copyOf(lastContactMillis);
         behindBytes = Map.copyOf(behindBytes);
+        unreachable = Set.copyOf(unreachable);
     }
 }

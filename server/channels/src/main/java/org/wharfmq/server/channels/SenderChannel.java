@@ -6,6 +6,7 @@ import org.wharfmq.client.core.PendingRequests;
 import org.wharfmq.client.core.transport.ClientTls;
 import org.wharfmq.client.core.transport.NetworkLoop;
 import org.wharfmq.protocol.frame.ErrorCode;
+import org.wharfmq.server.WharfException;
 import org.wharfmq.protocol.frame.Frame;
 import org.wharfmq.protocol.frame.FrameTooLongException;
 import org.wharfmq.protocol.frame.WireXid;
@@ -231,6 +232,24 @@ final class SenderChannel implements Runnable {
         }
     }
 
+    /**
+     * Opens the in-process consumer of the transmission queue; one that does not exist is named as the channel's, with
+     * the command that defines it (the queue manager's own refusal speaks of a queue for an application).
+     */
+    private void consumeTransmissionQueue() throws InterruptedException {
+        String queue = definition.transmissionQueue();
+        try {
+            local.consume(queue, credit(definition), definition.connectTimeoutMillis());
+        } catch (WharfException e) {
+            if (e.code() != ErrorCode.UNKNOWN_DESTINATION) {
+                throw e;
+            }
+            throw new WharfException(ErrorCode.UNKNOWN_DESTINATION, "its transmission queue '" + queue + "' does not"
+                    + " exist: define it ('wharf admin define queue " + queue + " --usage transmission', or under"
+                    + " queues: of the configuration with usage: transmission). " + e.getMessage());
+        }
+    }
+
     private void runHoldingTheTurn() {
         long backoff = definition.retryMillis();
         while (!stopping) {
@@ -241,7 +260,7 @@ final class SenderChannel implements Runnable {
                         connectPartner(); // a batch in doubt is resolved at once, not at the next message
                     }
                     // only now: a batch rolled back returns to the head of the queue before this consumer takes any
-                    local.consume(definition.transmissionQueue(), credit(definition), definition.connectTimeoutMillis());
+                    consumeTransmissionQueue();
                     local.startHandOff(handOff); // taken only while this thread waits in a stream ({@link #stream})
                 }
                 status = State.WAITING;

@@ -105,14 +105,8 @@ final class AdminOutput {
                     + ", " + r.get("role").asText() + " (active: " + text(r.get("active")) + ", term "
                     + r.get("term").asLong() + ")");
             StringBuilder members = new StringBuilder();
-            JsonNode behindBytes = r.get("behindBytes");
-            r.get("behind").fields().forEachRemaining(m -> {
-                long entries = m.getValue().asLong();
-                JsonNode lacking = behindBytes == null ? null : behindBytes.get(m.getKey());
-                members.append(members.length() == 0 ? "" : ", ").append(m.getKey()).append(entries == 0 ? " in sync"
-                        : entries < 0 ? " not heard from" : " catching up: " + entries + " behind"
-                        + (lacking == null ? "" : ", " + bytes(lacking.asLong())));
-            });
+            r.get("behind").fields().forEachRemaining(m -> members.append(members.length() == 0 ? "" : ", ")
+                    .append(m.getKey()).append(' ').append(memberState(r, m.getKey(), m.getValue().asLong())));
             fields.add("in sync", r.get("inSync").asInt() + "/" + r.get("members").size()
                     + (members.length() == 0 ? "" : " (" + members + ")"));
             fields.add("backlog", bytes(r.get("backlogBytes").asLong()));
@@ -141,6 +135,31 @@ final class AdminOutput {
             }
         }
         fields.print(out);
+    }
+
+    /**
+     * Where a member of a replicated queue manager stands, as the member answering sees it: unreachable (the active
+     * member has had no answer from it within the election timeout: down or cut off, with when it last answered), in
+     * sync, not heard from, or catching up (entries behind and, on the active member, the bytes it lacks).
+     */
+    static String memberState(JsonNode r, String id, long entries) {
+        JsonNode unreachable = r.path("unreachable");
+        for (JsonNode member : unreachable) {
+            if (member.asText().equals(id)) {
+                JsonNode contact = r.path("lastContactMillis").get(id);
+                return "unreachable (down or cut off): " + (contact == null ? "no answer since this member became active"
+                        : "last answer " + duration(contact.asLong()) + " ago")
+                        + (entries > 0 ? ", " + entries + " behind" : "");
+            }
+        }
+        if (entries == 0) {
+            return "in sync";
+        }
+        if (entries < 0) {
+            return "not heard from";
+        }
+        JsonNode lacking = r.path("behindBytes").get(id);
+        return "catching up: " + entries + " behind" + (lacking == null ? "" : ", " + bytes(lacking.asLong()));
     }
 
     static void connections(JsonNode connections, PrintWriter out) {

@@ -23,6 +23,7 @@ import org.wharfmq.jms.WharfConnectionFactory;
 import org.wharfmq.server.TestServer;
 import org.wharfmq.server.WharfServer;
 import org.wharfmq.server.cli.ConfigurationFile;
+import org.wharfmq.server.it.LogMessages;
 import org.wharfmq.server.it.Receive;
 
 import javax.jms.Connection;
@@ -42,14 +43,9 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.BlockingQueue;
-import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.LockSupport;
 import java.util.function.BooleanSupplier;
-import java.util.logging.Handler;
-import java.util.logging.LogRecord;
-import java.util.logging.Logger;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
@@ -165,36 +161,17 @@ class JmsNodesTest {
     @Test
     void aProviderDownAtStartIsRetriedWithItsUrlInTheLogAndReadOnceUp() throws Exception {
         ownArtemis();
-        Logger log = Logger.getLogger("org.wharfmq.flow.runtime.InputReader");
-        BlockingQueue<String> warnings = new LinkedBlockingQueue<>();
-        Handler handler = new Handler() {
-            @Override
-            public void publish(LogRecord record) {
-                warnings.add(record.getMessage());
-            }
-
-            @Override
-            public void flush() {
-            }
-
-            @Override
-            public void close() {
-            }
-        };
-        log.addHandler(handler);
-        try {
+        try (LogMessages warnings = LogMessages.of("org.wharfmq.flow.runtime.InputReader")) {
             RunningFlow flow = fixture.run(FlowDefinition.builder("from-artemis")
                     .node("in", JmsInputNode.from("artemis", "jms/IN"))
                     .node("out", OutputNode.queue("MID"))
                     .wire("in", "out", "out")
                     .build(), 1, artemis.provider("artemis", "IN"));
-            String warning = warnings.poll(WAIT_MILLIS, TimeUnit.MILLISECONDS);
+            String warning = warnings.poll(WAIT_MILLIS);
             assertNotNull(warning, "no warning that the provider cannot be reached");
             assertTrue(warning.contains("Cannot connect to JMS provider 'artemis' at " + artemis.url())
                     && warning.contains("trying again in"), warning);
             await(() -> flow.statistics().reconnects() >= 2, "the reader tries again");
-        } finally {
-            log.removeHandler(handler);
         }
         artemis.start();
         connectToArtemis();

@@ -107,8 +107,10 @@ class ReplicatedSnapshotCatchUpTest {
                     }
                 }
                 messages.commit(3);
-                // the active member shows the stopped replica behind (in entries and bytes), two of three in sync
-                behind = group.awaitStatus(active, "\\b" + IDS[stopped] + " catching up: \\d+ behind");
+                // the active member shows the stopped replica down, not catching up, and how far behind it is; two
+                // of three in sync
+                behind = group.awaitStatus(active, "\\b" + IDS[stopped]
+                        + " unreachable \\(down or cut off\\): last answer [^,)]+ ago, \\d+ behind");
                 assertTrue(Pattern.compile("in sync\\s+2/3").matcher(behind).find(), behind);
                 System.out.printf("ReplicatedSnapshotCatchUpTest: %s stopped after index %d; %d rounds of filler; the "
                         + "active member %s's log starts at %d%n", IDS[stopped], lastBeforeStop, round, IDS[active],

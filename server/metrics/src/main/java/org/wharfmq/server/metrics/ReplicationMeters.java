@@ -36,7 +36,11 @@ public final class ReplicationMeters implements MeterBinder {
         gauge(registry, "wharf.replication.members", "The group's members, as this member's log has them",
                 s -> s.members().size());
         gauge(registry, "wharf.replication.in.sync", "Members whose log holds every committed entry, as this member "
-                + "last heard (itself counting; on a replica, itself only)", ReplicationState::inSync);
+                + "last heard and that answer it (itself counting; on a replica, itself only)",
+                ReplicationState::inSync);
+        gauge(registry, "wharf.replication.unreachable", "On the active member, the members that have not answered it "
+                + "within the election timeout: down, or cut off from it (0 on a replica)",
+                s -> s.unreachable().size());
         gauge(registry, "wharf.replication.term", "The Raft term (it rises with each election)",
                 ReplicationState::term);
         gauge(registry, "wharf.replication.committed.index", "The last log entry this member knows a majority has",

@@ -21,7 +21,7 @@ class ReplicationMetersTest {
     void theGaugesStillReadTheStateAfterTheMetersObjectIsDropped() {
         ReplicationState state = new ReplicationState("TEST", "a", "LEADER", "a", 4, 120, 120, 2, 0,
                 Map.of("a", 0L, "b", 0L, "c", 7L), Map.of("a", "h:1", "b", "h:2", "c", "h:3"), Map.of("b", 20L),
-                Map.of("b", 0L, "c", 4096L), -1, -1, 100, 90, 0);
+                Map.of("b", 0L, "c", 4096L), -1, -1, 100, 90, 0, java.util.Set.of("c"));
         SimpleMeterRegistry registry = new SimpleMeterRegistry();
         WeakReference<ReplicationMeters> dropped = bindAndDrop(registry, state);
         for (int i = 0; i < 5; i++) {
@@ -35,6 +35,7 @@ class ReplicationMetersTest {
         assertEquals(-1.0, registry.get("wharf.replication.replica.journal.files").gauge().value());
         assertEquals(90.0, registry.get("wharf.replication.log.start.index").gauge().value());
         assertEquals(0.0, registry.get("wharf.replication.snapshots.installed").gauge().value());
+        assertEquals(1.0, registry.get("wharf.replication.unreachable").gauge().value());
     }
 
     private static WeakReference<ReplicationMeters> bindAndDrop(SimpleMeterRegistry registry, ReplicationState state) {

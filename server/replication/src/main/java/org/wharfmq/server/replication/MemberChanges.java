@@ -4,9 +4,8 @@ import org.apache.ratis.protocol.exceptions.ReconfigurationInProgressException;
 import org.apache.ratis.protocol.exceptions.ReconfigurationTimeoutException;
 
 import java.time.Duration;
-import java.util.ArrayList;
-import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.TreeMap;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
@@ -103,7 +102,7 @@ final class MemberChanges {
                     + "one: a group keeps at least " + Membership.MIN_MEMBERS + ". Add its replacement first "
                     + "(define member), then remove " + id + ".");
         }
-        List<String> answer = answering(wanted);
+        Set<String> answer = answering(wanted);
         int majority = wanted.size() / 2 + 1;
         if (answer.size() < majority) {
             throw new IllegalStateException("Removing member " + id + " would leave replication group '" + group
@@ -118,16 +117,8 @@ final class MemberChanges {
     }
 
     /** The members of {@code wanted} this active member hears from: itself, and replicas that answered lately. */
-    private List<String> answering(Map<String, String> wanted) {
-        Map<String, Long> contact = log.lastContactMillis();
-        List<String> answer = new ArrayList<>();
-        for (String member : wanted.keySet()) {
-            Long millis = contact.get(member);
-            if (member.equals(log.id()) || (millis != null && millis <= answering.toMillis())) {
-                answer.add(member);
-            }
-        }
-        return answer;
+    private Set<String> answering(Map<String, String> wanted) {
+        return log.answering(wanted.keySet(), answering);
     }
 
     /**

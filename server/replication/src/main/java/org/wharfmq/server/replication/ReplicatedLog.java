@@ -33,10 +33,14 @@ import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
+import java.util.Collection;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.TreeMap;
+import java.util.TreeSet;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.TimeUnit;
@@ -457,6 +461,24 @@ public final class ReplicatedLog implements AutoCloseable {
             contact.put(RaftPeerId.valueOf(leader.getId().getId()).toString(), leader.getLastRpcElapsedTimeMs());
         }
         return contact;
+    }
+
+    /**
+     * Of {@code members}, those this member hears from: itself, and each other member whose last answer (on the active
+     * member) or call (on a replica) is at most {@code within} old ({@link #lastContactMillis}). With the election
+     * timeout's maximum as {@code within} this is Raft's own measure: a leader steps down past it, a replica starts an
+     * election. The others are down, or cut off from this member.
+     */
+    public Set<String> answering(Collection<String> members, Duration within) {
+        Map<String, Long> contact = lastContactMillis();
+        Set<String> answer = new TreeSet<>();
+        for (String member : members) {
+            Long millis = contact.get(member);
+            if (member.equals(self.id()) || (millis != null && millis <= within.toMillis())) {
+                answer.add(member);
+            }
+        }
+        return answer;
     }
 
     /**

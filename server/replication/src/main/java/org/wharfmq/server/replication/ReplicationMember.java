@@ -15,9 +15,12 @@ import java.io.OutputStream;
 import java.nio.ByteBuffer;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
 import java.util.Map;
+import java.util.Set;
 import java.util.TreeMap;
+import java.util.TreeSet;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
@@ -98,12 +101,15 @@ public final class ReplicationMember implements AutoCloseable {
     private final String id;
     /** How often the active member asks its log whether it still leads: the election timeout's minimum. */
     private final long leadershipCheckMillis;
+    /** A member heard from within this long answers (the election timeout's maximum); the others are unreachable. */
+    private final Duration answeringWithin;
 
     private ReplicationMember(ServerConfig config, Membership membership, ReplicaJournal replica,
-                              ReplicatedFiles files, String id, long leadershipCheckMillis) {
+                              ReplicatedFiles files, String id, ReplicationConfiguration.Timings timings) {
         this.config = config;
         this.id = id;
-        this.leadershipCheckMillis = leadershipCheckMillis;
+        this.leadershipCheckMillis = timings.electionTimeoutMin().toMillis();
+        this.answeringWithin = timings.electionTimeoutMax();
         this.membership = membership;
         this.group = membership.group();
         this.replica = replica;
@@ -139,14 +145,13 @@ public final class ReplicationMember implements AutoCloseable {
                     + "away.");
         }
         ReplicaJournal replica = ReplicaJournal.open(config);
-        ReplicationMember member = new ReplicationMember(config, membership, replica, files, selfId,
-                timings.electionTimeoutMin().toMillis());
+        ReplicationMember member = new ReplicationMember(config, membership, replica, files, selfId, timings);
         try {
             files.reset(); // rebuilt from the log, as the journal is
             ReplicaJournal.deleteTree(ScratchJournal.directory(config)); // a snapshot build the last run did not finish
             member.log = ReplicatedLog.start(membership, selfId, tls, member.new Sink(), member.new Listener(),
                     timings, settings);
-            member.changes = new MemberChanges(member.log, member.group, timings.electionTimeoutMax(),
+            member.changes = new MemberChanges(member.log, member.group, member.answeringWithin,
                     ReplicationConfiguration.CHANGE_TIMEOUT);
         } catch (IOException | RuntimeException e) {
             replica.close();
@@ -548,7 +553,15 @@ public final class ReplicationMember implements AutoCloseable {
         if (!members.isEmpty()) {
             behind.keySet().retainAll(members.keySet()); // a removed member's last figures linger in Ratis's
         }
-        int inSync = (int) behind.values().stream().filter(entries -> entries == 0).count();
+        // on the active member, the members it has no answer from: down or cut off, neither catching up nor in sync,
+        // however little they lacked when last heard
+        Set<String> unreachable = new TreeSet<>();
+        if (status.member().equals(status.active())) {
+            unreachable.addAll(behind.keySet());
+            unreachable.removeAll(log.answering(behind.keySet(), answeringWithin));
+        }
+        int inSync = (int) behind.entrySet().stream()
+                .filter(m -> m.getValue() == 0 && !unreachable.contains(m.getKey())).count();
         Map<String, Long> behindBytes = new TreeMap<>();
         logs.forEach((id, logged) -> {
             if (members.isEmpty() || members.containsKey(id)) {
@@ -560,7 +573,7 @@ public final class ReplicationMember implements AutoCloseable {
                 status.committedIndex(), status.appliedIndex(), inSync, backlogBytes.get(), behind, members,
                 log.lastContactMillis(), behindBytes, replicating ? replica.journalBytes() : -1,
                 replicating ? replica.segments() : -1, log.snapshotIndex(), log.logStartIndex(),
-                log.snapshotsInstalled());
+                log.snapshotsInstalled(), unreachable);
     }
 
     /** Stops the replicated log (and the replica journal, while a replica); the store is the caller's to close. */

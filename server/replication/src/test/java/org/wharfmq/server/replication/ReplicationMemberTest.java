@@ -319,6 +319,41 @@ class ReplicationMemberTest {
     }
 
     /**
+     * A replica that is down is shown so by the active member, not as catching up: once it has not answered for the
+     * election timeout's maximum, the active member's state names it unreachable (with its last answer's age) and no
+     * longer counts it in sync, while the replica that runs is neither; started again, it answers and is reachable.
+     */
+    @Test
+    void aReplicaThatIsDownIsUnreachableNotCatchingUpAndReachableAgainOnceItRuns(@TempDir Path dir) throws Exception {
+        startAll(dir);
+        try {
+            int active = takeOver();
+            int down = (active + 1) % 3;
+            String downId = membership.members().get(down).id();
+            Trio.await("the three members in sync and answering", () -> members[active].state().inSync() == 3
+                    && members[active].state().unreachable().isEmpty());
+            members[down].close();
+            members[down] = null;
+
+            // the running replica answers all along (awaited, not asserted once: a loaded machine may delay an answer)
+            Trio.await("the active member to find member " + downId + " unreachable, and only it",
+                    () -> members[active].state().unreachable().equals(java.util.Set.of(downId)));
+            org.wharfmq.server.management.ReplicationState state = members[active].state();
+            assertTrue(state.unreachable().contains(downId), "the member that is down: " + state);
+            assertTrue(state.behind().containsKey(downId), "the member stays in the status: " + state);
+            assertTrue(state.inSync() <= 2, "a member that is down is not counted in sync: " + state);
+            assertTrue(state.lastContactMillis().get(downId) > timings.electionTimeoutMax().toMillis(),
+                    "its last answer is older than the election timeout: " + state);
+
+            start(down);
+            Trio.await("member " + downId + " to answer the active member again",
+                    () -> !members[active].state().unreachable().contains(downId));
+        } finally {
+            closeAll();
+        }
+    }
+
+    /**
      * A replica reclaims its journal's space as the active member does, and its Raft log is purged after its
      * snapshots: after many messages put and consumed (journal files of 64 KiB), each replica's journal holds a few
      * files, not one per 64 KiB written. What keeps the oldest file alive is dealt with as on the active member: five

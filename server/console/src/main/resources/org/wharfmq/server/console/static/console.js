@@ -566,8 +566,17 @@ function showMembers(r) {
   }));
 }
 
-/** A member in sync, not heard from, or catching up: entries behind and, on the active member, the bytes it lacks. */
+/**
+ * A member unreachable (the active member has had no answer from it within the election timeout: down or cut off,
+ * with its last answer's age), in sync, not heard from, or catching up: entries behind and, on the active member, the
+ * bytes it lacks.
+ */
 function catchingUp(r, id, behind) {
+  if ((r.unreachable || []).includes(id)) {
+    const contact = (r.lastContactMillis || {})[id];
+    return 'unreachable (down or cut off): ' + (contact === undefined ? 'no answer since this member became active'
+      : 'last answer ' + duration(contact) + ' ago') + (behind > 0 ? ', ' + behind + ' entries behind' : '');
+  }
   if (behind === 0) return 'in sync';
   if (behind < 0) return 'not heard from';
   const lacking = (r.behindBytes || {})[id];
