@@ -416,6 +416,51 @@ public final class LocalQueue {
         }
     }
 
+    /**
+     * Whether {@link #reserveCopy} could refuse a copy of a publication here by throwing (and so refuse the publication
+     * for every subscriber): the queue's memory policy is fail, drop for a persistent copy, or page with a page-full
+     * policy of fail. A volatile read, without the lock; a subscription's queue keeps the limit it was created with
+     * (only defined queues are {@linkplain #configure configured}), so the answer holds under the lock too.
+     */
+    public boolean mayRefuseCopy(boolean persistent) {
+        return admission.mayRefuseCopy(persistent);
+    }
+
+    /**
+     * {@link #reserveCopy} and {@link #offerWhenDue} under one acquisition of the lock, for a copy of a publication
+     * that is offered as it is routed (outside a transaction, and stored nowhere) on a queue that cannot refuse it
+     * ({@link #mayRefuseCopy} false): reserved and numbered, then handed to a consumer with credit, linked or paged
+     * (or discarded, when it has expired or the queue is deleted). A copy not yet due is offered by a task on
+     * {@code timer} at its delivery time, as {@link #offerWhenDue} does.
+     *
+     * @return what the queue did with it: {@link Admission#DROPPED} and {@link Admission#FULL} as {@link #reserveCopy}
+     *         says, the copy not taken
+     */
+    public Admission putCopy(QueuedMessage copy, ScheduledExecutorService timer) {
+        assert !mayRefuseCopy(copy.headers().persistent()) : "queue '" + name + "' may refuse a copy: reserve it first";
+        long now = clock.millis();
+        QueueConsumer receiver = null;
+        Admission admitted;
+        lock.lock();
+        try {
+            admitted = admission.admitCopy(copy);
+            if (admitted == Admission.RESERVED) {
+                take(copy);
+                if (copy.deliveryTime() <= now) {
+                    receiver = placeOffered(copy, now);
+                }
+            }
+        } finally {
+            unlock();
+        }
+        if (receiver != null) {
+            receiver.flushDeliveries();
+        } else if (admitted == Admission.RESERVED && copy.deliveryTime() > now) {
+            timer.schedule(() -> offer(copy), copy.deliveryTime() - now, TimeUnit.MILLISECONDS);
+        }
+        return admitted;
+    }
+
     /** Why a copy found the queue {@link Admission#FULL}: the QUEUE_FULL refusal {@link #reserve} would throw. */
     public WharfException depthRefusal() {
         lock.lock();
@@ -500,21 +545,31 @@ public final class LocalQueue {
      */
     public void offer(QueuedMessage message) {
         long now = clock.millis();
-        QueueConsumer receiver = null;
+        QueueConsumer receiver;
         lock.lock();
         try {
-            accounting.countEnqueued();
-            if (life.deleted() || message.isExpiredAt(now)) {
-                discard(message);
-            } else {
-                receiver = dispatch.place(message);
-            }
+            receiver = placeOffered(message, now);
         } finally {
             unlock();
         }
         if (receiver != null) {
             receiver.flushDeliveries();
         }
+    }
+
+    /**
+     * Places a reserved message now offered: discarded when the queue is deleted or it has expired at {@code now},
+     * else {@linkplain QueueDispatch#place placed}. Under the lock.
+     *
+     * @return the consumer it was handed to, to flush once the lock is released; null: none
+     */
+    private QueueConsumer placeOffered(QueuedMessage message, long now) {
+        accounting.countEnqueued();
+        if (life.deleted() || message.isExpiredAt(now)) {
+            discard(message);
+            return null;
+        }
+        return dispatch.place(message);
     }
 
     /**

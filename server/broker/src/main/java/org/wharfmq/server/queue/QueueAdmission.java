@@ -79,6 +79,20 @@ final class QueueAdmission {
     }
 
     /**
+     * Whether {@link #admitCopy} could throw for a copy: the policy is fail, drop for a persistent copy, or page with
+     * a page-full policy of fail. A volatile read of the limit, without the lock.
+     */
+    boolean mayRefuseCopy(boolean persistent) {
+        MemoryLimit limit = accounting.limit();
+        return switch (limit.policy()) {
+            case BLOCK -> false;
+            case DROP -> persistent;
+            case FAIL -> true;
+            case PAGE -> limit.paging().whenFull() == MemoryPolicy.FAIL;
+        };
+    }
+
+    /**
      * Applies the policy to a message whose bytes may not fit the queue's budget or the server's (see the class
      * comment). Under the lock.
      *

@@ -415,7 +415,7 @@ public final class BrokerSession {
             access.checkSend(destination);
             if (destination != null && !destination.kind().isQueue()) {
                 Publication publication = publishToTopic(requestId, producerId, content, headers);
-                producers.published(length, publication.copies().size(), publication.blockedBy());
+                producers.published(length, publication.copyCount(), publication.blockedBy());
                 return;
             }
             message = accept(content, headers);
@@ -595,7 +595,9 @@ public final class BrokerSession {
      *         policy block (most often none)
      */
     private Publication publishToTopic(int requestId, int producerId, ByteBuf content, MessageHeaders headers) {
-        Publication publication = topics.route(content, headers, channel, clientId, arena); // failures: see send
+        // outside a transaction, a publication nothing stores is offered as it is routed (publish then offers nothing)
+        Publication publication = topics.route(content, headers, channel, clientId, arena,
+                transaction == null ? eventLoop : null); // failures: see send
         content.release(); // the copies hold their own references
         if (transaction != null) {
             transaction.publish(publication);

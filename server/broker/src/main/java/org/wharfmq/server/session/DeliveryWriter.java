@@ -31,12 +31,18 @@ final class DeliveryWriter {
     private static final int COPY_LIMIT = Configuration.DELIVER_COPY_LIMIT_BYTES;
     private static final int BATCH_BYTES = Configuration.DELIVER_BATCH_BYTES;
 
-    /** The session's lock, which guards {@link #unwritten} and {@link #drainScheduled}. */
+    /** The session's lock, which guards {@link #unwritten} and the writes of {@link #drainScheduled}. */
     private final OrderedLock lock;
     private final Channel channel;
     private final EventLoop eventLoop;
     private final ArrayDeque<Delivery> unwritten = new ArrayDeque<>();
-    private boolean drainScheduled;
+    /**
+     * A drain is due that has not yet taken the unwritten deliveries: set by {@link #flush}, cleared by the drain as it
+     * takes them, both under the lock; read without it by {@link #flush}, which then need not take the lock: a drain
+     * that clears it later takes every delivery queued before (volatile: a publication's fan-out flushes each of its
+     * subscribers' sessions, and in a read that carries several publications most find the drain already due).
+     */
+    private volatile boolean drainScheduled;
     /** The deliveries of one drain, written once the lock is released; event loop only. */
     private final List<Delivery> batch = new ArrayList<>();
     /** A reference to the bytes of each of {@link #batch}, taken under the lock; event loop only. */
@@ -78,6 +84,9 @@ final class DeliveryWriter {
         if (!held && eventLoop.inEventLoop()) {
             drain();
             return;
+        }
+        if (drainScheduled) {
+            return; // the drain due takes what the caller queued before this
         }
         boolean schedule;
         lock.lock();

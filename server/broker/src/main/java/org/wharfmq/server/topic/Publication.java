@@ -19,7 +19,8 @@ import java.util.function.Supplier;
  *
  * <p>Owned by the session that routed it (its event loop), like a queue send: outside a transaction the session
  * has the {@link TopicManager} {@linkplain TopicManager#store store} it, then {@linkplain TopicManager#publish
- * publish} it (or {@link #cancel} it); in a transaction it holds the copies until COMMIT.
+ * publish} it (or {@link #cancel} it), unless its copies were offered as it was routed (nothing to store, no
+ * subscription that could refuse it: {@link TopicManager#route}); in a transaction it holds the copies until COMMIT.
  */
 public final class Publication implements SelectorContext, Supplier<Map<String, Object>> {
 
@@ -27,7 +28,10 @@ public final class Publication implements SelectorContext, Supplier<Map<String, 
     private final MessageHeaders headers;
     private final ByteBuf content;
     private Map<String, Object> properties;
+    /** The copies reserved and waiting to be offered (or cancelled); none when it was offered as it was routed. */
     final List<QueuedMessage> copies = new ArrayList<>(2);
+    /** How many copies were offered as the publication was routed ({@link LocalQueue#putCopy}). */
+    int offered;
     private ByteBuf retainedContent;
     /** The subscription queues its copies went to that are over budget with the policy block; most often none. */
     private List<LocalQueue> blockedBy = List.of();
@@ -53,9 +57,17 @@ public final class Publication implements SelectorContext, Supplier<Map<String, 
         return headers;
     }
 
-    /** The copies reserved on the subscriptions' queues; empty when nobody subscribes (the message is dropped). */
+    /**
+     * The copies reserved on the subscriptions' queues, to be offered, stored or cancelled; empty when nobody
+     * subscribes (the message is dropped) or when the copies were offered as the publication was routed.
+     */
     public List<QueuedMessage> copies() {
         return copies;
+    }
+
+    /** How many subscriptions' queues took a copy: those reserved ({@link #copies}) and those already offered. */
+    public int copyCount() {
+        return copies.size() + offered;
     }
 
     /**

@@ -91,7 +91,7 @@ public final class QueueEventPublisher implements QueueEvents {
         ByteBuf content = PooledByteBufAllocator.DEFAULT.heapBuffer(m.body.length + 512);
         m.encode(content);
         try {
-            Publication publication = topics.route(content, MessageHeaders.read(content), null, null, arena);
+            Publication publication = topics.route(content, MessageHeaders.read(content), null, null, arena, timer);
             topics.publish(publication, timer);
         } catch (WharfException refused) { // a subscription's memory budget with policy fail: the log keeps it
             LOG.log(System.Logger.Level.WARNING, "The event could not be published on " + topic(event.kind()) + ": "

@@ -44,9 +44,12 @@ import java.util.concurrent.atomic.AtomicLong;
  * <h2>A publication's path</h2>
  * {@link #route} matches the topic in the {@link TopicTree} (cost: the matching subscriptions, not all of them),
  * drops subscriptions whose selector or noLocal rule refuses the message, and reserves on each remaining
- * subscription's queue a {@link QueuedMessage} over a retained {@code duplicate()} of the bytes. The session then
+ * subscription's queue a {@link QueuedMessage} over one {@code duplicate()} of the bytes that every copy shares,
+ * each copy holding a reference of its own (the body is never copied). The session then
  * treats the copies exactly as queue sends: journaled (durable subscriptions only) and offered at once, after the
- * sync, or at COMMIT. A publication nobody subscribes to is dropped, which is not an error.
+ * sync, or at COMMIT. Outside a transaction, a publication that nothing stores, that is not retained and that no
+ * matching subscription could refuse has each copy reserved and offered in one step ({@link LocalQueue#putCopy}) as
+ * it is routed. A publication nobody subscribes to is dropped, which is not an error.
  *
  * <h2>A full subscription queue</h2>
  * As IBM MQ's defaults (PMSGDLV ALLDUR, NPMSGDLV ALLAVAIL): a persistent publication that cannot be put on a full
@@ -208,11 +211,17 @@ public final class TopicManager {
      * @param publisherClientId its client ID, or null (for the noLocal of durable subscriptions)
      * @param arena             the publishing session's, for a publication that will wait on a subscription's
      *                          backlog: it is compacted once there, and every copy shares the right-sized bytes
+     * @param timer             outside a transaction, where a delayed copy waits for its delivery time: then a
+     *                          publication that nothing stores, that is not retained and that no matching
+     *                          subscription could refuse ({@link LocalQueue#mayRefuseCopy}) is offered as it is
+     *                          routed, each copy reserved and offered under one acquisition of its queue's lock
+     *                          ({@link LocalQueue#putCopy}; {@link #publish} then has nothing left to offer); null in a
+     *                          transaction, whose copies are only reserved until COMMIT
      * @throws WharfException UNKNOWN_DESTINATION for a topic with wildcards; QUEUE_FULL when a persistent message
      *                        cannot be put on a full durable subscription (then nothing is reserved)
      */
     public Publication route(ByteBuf content, MessageHeaders headers, Object connection, String publisherClientId,
-                             CompactionArena arena) {
+                             CompactionArena arena, ScheduledExecutorService timer) {
         WireDestination destination = headers.destination();
         boolean temporary = destination.kind() == WireDestination.Kind.TEMPORARY_TOPIC;
         String topic = destination.name();
@@ -223,23 +232,35 @@ public final class TopicManager {
         List<Subscription> matching = new ArrayList<>();
         (temporary ? temporarySubscriptions : tree).match(topic, matching);
         boolean waits = false;
+        boolean persistent = headers.persistent();
+        // offered as routed: no COMMIT, no store record, no retained publication to replace before the copies go, and
+        // no subscription whose refusal would have to take back the copies already offered
+        boolean atOnce = timer != null && !retain;
         int wanted = 0;
         for (int i = 0; i < matching.size(); i++) {
             Subscription s = matching.get(i);
             if (s.excludes(connection, publisherClientId) || !s.selector().matches(publication)) {
                 matching.set(i, null);
             } else {
-                waits |= s.queue().backlogged();
+                LocalQueue queue = s.queue();
+                waits |= queue.backlogged();
+                atOnce &= !(persistent && queue.journaled()) && !queue.mayRefuseCopy(persistent);
                 wanted++;
             }
         }
+        ScheduledExecutorService putNow = atOnce ? timer : null;
         // one copy for every subscription, rather than one per subscription its queue would make as it waits
         ByteBuf bytes = waits && CompactionArena.pinsMoreThanItself(content) ? arena.copy(content) : content;
         // a reference for every copy taken in one step, not one atomic add per copy (with 100 subscribers that was an
-        // eighth of the publishing loop's samples, docs/performance-log.md, session 32); each copy is a plain
-        // duplicate() that counts on the bytes and gives back its own reference when it is released
+        // eighth of the publishing loop's samples, docs/performance-log.md, session 32); every copy holds one and
+        // gives it back when it is released, through one plain duplicate() they all share: nothing moves its indices
+        // (every reader of a message's bytes reads at absolute positions or from a duplicate of its own), and a
+        // duplicate per copy checked the count each copy of the shared bytes is made from, a read of a cache line
+        // the other loops' acknowledgements keep writing (a ninth of the publishing loop's samples, session 33)
+        ByteBuf shared = null;
         if (wanted > 0) {
             bytes.retain(wanted);
+            shared = bytes.duplicate();
         }
         int made = 0;
         try {
@@ -247,7 +268,7 @@ public final class TopicManager {
                 Subscription s = matching.get(i);
                 if (s != null) {
                     made++;
-                    reserveCopy(publication, s, bytes, waits);
+                    reserveCopy(publication, s, shared, waits, putNow);
                 }
             }
         } finally {
@@ -265,24 +286,26 @@ public final class TopicManager {
     }
 
     /**
-     * Reserves a copy of the publication on {@code s}'s queue; one its full queue or its drop policy does not take
-     * is counted there (see the class comment).
+     * Reserves a copy of the publication on {@code s}'s queue, or, with {@code putNow} (the timer of a publication
+     * offered as it is routed), reserves and offers it ({@link LocalQueue#putCopy}); one its full queue or its drop
+     * policy does not take is counted there (see the class comment).
      *
      * @throws WharfException QUEUE_FULL when the publication fails for every subscriber: a persistent one meets a full
      *                        durable subscription, or any meets a memory budget whose policy refuses it (then nothing
-     *                        is reserved)
+     *                        is reserved; never with {@code putNow}, which {@link #route} gives only where neither
+     *                        can happen)
      */
-    private void reserveCopy(Publication publication, Subscription s, ByteBuf bytes, boolean rightSized) {
+    private void reserveCopy(Publication publication, Subscription s, ByteBuf shared, boolean rightSized,
+                             ScheduledExecutorService putNow) {
         MessageHeaders headers = publication.headers();
-        // a plain duplicate() with one of the references route took, not retainedDuplicate(): the same reference
-        // (Netty's contract), but no pooled duplicate with a count of its own, taken from this loop's recycler and
-        // handed back to it by the loop that acknowledges the copy (taking and giving back were a fifth of the event
-        // loops' samples in PS-N 100, docs/performance-log.md, session 30); the copies count on the publication's bytes
-        QueuedMessage copy = new QueuedMessage(s.queue(), bytes.duplicate(), headers,
-                publication.decodedProperties(), rightSized);
+        // the duplicate every copy shares, with one of the references route took, not a retainedDuplicate() each: no
+        // pooled duplicate with a count of its own, taken from this loop's recycler and handed back to it by the loop
+        // that acknowledges the copy (taking and giving back were a fifth of the event loops' samples in PS-N 100,
+        // docs/performance-log.md, session 30); the copies count on the publication's bytes
+        QueuedMessage copy = new QueuedMessage(s.queue(), shared, headers, publication.decodedProperties(), rightSized);
         LocalQueue.Admission admission;
         try {
-            admission = s.queue().reserveCopy(copy);
+            admission = putNow != null ? s.queue().putCopy(copy, putNow) : s.queue().reserveCopy(copy);
         } catch (WharfException overBudget) {
             copy.content().release();
             throw refuse(publication, "The publication to topic '" + publication.topic() + "' was delivered to no"
@@ -290,7 +313,11 @@ public final class TopicManager {
         }
         switch (admission) {
             case RESERVED -> {
-                publication.copies.add(copy);
+                if (putNow != null) {
+                    publication.offered++;
+                } else {
+                    publication.copies.add(copy);
+                }
                 if (s.queue().blocksProducers()) {
                     publication.blockedBy(s.queue());
                 }

@@ -13,6 +13,7 @@ import org.wharfmq.protocol.selector.Selector;
 import org.wharfmq.protocol.selector.SelectorParseException;
 import org.wharfmq.server.TestMessages;
 import org.wharfmq.server.WharfException;
+import org.wharfmq.server.config.MemoryPolicy;
 import org.wharfmq.server.config.ServerConfig;
 import org.wharfmq.server.queue.CompactionArena;
 import org.wharfmq.server.queue.LocalQueue;
@@ -189,7 +190,7 @@ class TopicManagerTest {
         Subscription full = durable("slow", "c1", false);
         Subscription exact = subscribe("slow/x", null, false, CONNECTION_A);
         ByteBuf content = rightSized(message("slow/x", "first", 0));
-        topics.publish(topics.route(content, MessageHeaders.read(content), CONNECTION_B, null, arena), timer);
+        topics.publish(topics.route(content, MessageHeaders.read(content), CONNECTION_B, null, arena, timer), timer);
         assertEquals(4, content.refCnt(), "the sender's reference and one for each of the three copies");
         content.release();
         List<QueuedMessage> copies = new ArrayList<>();
@@ -210,9 +211,58 @@ class TopicManagerTest {
         persistent.persistent = true;
         ByteBuf refused = rightSized(persistent); // not copied for the durable one's backlog: its own bytes are counted
         assertThrows(WharfException.class,
-                () -> topics.route(refused, MessageHeaders.read(refused), CONNECTION_B, null, arena));
+                () -> topics.route(refused, MessageHeaders.read(refused), CONNECTION_B, null, arena, timer));
         assertEquals(1, refused.refCnt(), "refused part-way: only the sender's reference is left");
         refused.release();
+    }
+
+    @Test
+    void aPublicationNothingStoresIsOnEveryQueueOnceRoutedAndOneInATransactionOnlyReserved() {
+        start(ServerConfig.defaults());
+        Subscription plain = subscribe("prices/#", null, false, CONNECTION_A);
+        Subscription durable = durable("prices", "c1", false); // a non-persistent publication is not stored for it
+        ByteBuf content = TestMessages.encode(message("prices/x", "at once", 0));
+        try {
+            Publication publication = topics.route(content, MessageHeaders.read(content), CONNECTION_B, null, arena,
+                    timer);
+            assertEquals(List.of(), publication.copies(), "nothing left for publish to offer");
+            assertEquals(2, publication.copyCount());
+            assertEquals(List.of("at once"), waiting(plain), "offered as it was routed");
+            assertEquals(List.of("at once"), waiting(durable));
+        } finally {
+            content.release();
+        }
+
+        ByteBuf transacted = TestMessages.encode(message("prices/x", "at commit", 0));
+        try {
+            Publication publication = topics.route(transacted, MessageHeaders.read(transacted), CONNECTION_B, null,
+                    arena, null);
+            assertEquals(2, publication.copies().size(), "reserved for the COMMIT");
+            assertEquals(List.of("at once"), waiting(plain), "nothing offered before it");
+            assertEquals(2, plain.queue().depth(), "its place taken");
+            topics.publish(publication, timer);
+            assertEquals(List.of("at once", "at commit"), waiting(plain));
+        } finally {
+            transacted.release();
+        }
+    }
+
+    @Test
+    void aSubscriptionThatCouldRefuseAPublicationHasItReservedEverywhereBeforeAnyCopyIsOffered() {
+        // one message is more than the budget of the 'strict/#' subscriptions, whose policy fail refuses it
+        start(ServerConfig.builder().topic("strict/#", 64, MemoryPolicy.FAIL).build());
+        Subscription before = subscribe("#", null, false, CONNECTION_A);
+        Subscription strict = subscribe("strict/x", null, false, CONNECTION_A);
+        Subscription after = subscribe("+/x", null, false, CONNECTION_A); // block, as "#"
+        WharfException refused = assertThrows(WharfException.class, () -> publish("strict/x", "refused", 0,
+                CONNECTION_B));
+        assertEquals(ErrorCode.QUEUE_FULL, refused.code());
+        assertTrue(refused.getMessage().contains("was delivered to no subscriber"), refused.getMessage());
+        for (Subscription s : List.of(before, strict, after)) {
+            assertEquals(0, s.queue().depth(), () -> s + " kept a copy of the refused publication");
+        }
+        publish("other/x", "elsewhere", 0, CONNECTION_B); // no 'strict/#' subscription matches: offered as routed
+        assertEquals(List.of("elsewhere"), waiting(before));
     }
 
     @Test
@@ -281,7 +331,8 @@ class TopicManagerTest {
     private void send(WireMessage m, Object connection) {
         ByteBuf content = TestMessages.encode(m);
         try {
-            Publication publication = topics.route(content, MessageHeaders.read(content), connection, null, arena);
+            Publication publication = topics.route(content, MessageHeaders.read(content), connection, null, arena,
+                    timer);
             if (topics.stores(publication)) {
                 topics.store(publication, failure -> { });
             }

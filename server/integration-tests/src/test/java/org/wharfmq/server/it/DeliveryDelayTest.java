@@ -5,6 +5,7 @@ import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
 import javax.jms.Connection;
+import javax.jms.DeliveryMode;
 import javax.jms.JMSConsumer;
 import javax.jms.JMSContext;
 import javax.jms.Message;
@@ -13,6 +14,7 @@ import javax.jms.MessageProducer;
 import javax.jms.Queue;
 import javax.jms.Session;
 import javax.jms.TextMessage;
+import javax.jms.Topic;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
@@ -66,6 +68,32 @@ class DeliveryDelayTest {
                 + " ms before its delivery time");
         assertEquals(delayed.getJMSDeliveryTime(), second.getJMSDeliveryTime());
         Receive.nothingMore(consumer); // the message due in an hour is not available yet
+    }
+
+    @Test
+    void aDelayedPublicationReachesItsSubscriberAtItsDeliveryTime() throws Exception {
+        Connection connection = WHARF.connect(Transport.TCP);
+        connection.start();
+        Session session = connection.createSession(false, Session.AUTO_ACKNOWLEDGE);
+        Topic topic = session.createTopic("delay/" + WHARF.queueName("t").toLowerCase());
+        MessageConsumer subscriber = session.createConsumer(topic);
+        MessageProducer publisher = session.createProducer(topic);
+        publisher.setDeliveryMode(DeliveryMode.NON_PERSISTENT); // stored nowhere: its copy is offered as it is routed
+        publisher.setDeliveryDelay(DELAY_MS);
+        TextMessage delayed = session.createTextMessage("later");
+        publisher.send(delayed);
+        publisher.setDeliveryDelay(FAR_DELAY_MS);
+        publisher.send(session.createTextMessage("in an hour"));
+        publisher.setDeliveryDelay(0);
+        publisher.send(session.createTextMessage("now"));
+
+        assertEquals("now", Receive.nextText(subscriber).getText(), "the undelayed publication overtakes the others");
+        TextMessage second = Receive.nextText(subscriber);
+        long received = System.currentTimeMillis();
+        assertEquals("later", second.getText());
+        assertTrue(received >= delayed.getJMSDeliveryTime(), "delivered " + (delayed.getJMSDeliveryTime() - received)
+                + " ms before its delivery time");
+        assertNull(subscriber.receiveNoWait(), "the publication due in an hour is not available yet"); // asks the server
     }
 
     @Test
