@@ -57,8 +57,11 @@ public final class InProcessTakes implements AutoCloseable {
     /** {@link #arrivals}' entry once the consumer's queue was deleted. */
     private static final Object QUEUE_DELETED = new Object();
 
-    /** A message taken off the queue: its delivery id and its stored bytes (a retained duplicate: the taker's). */
-    public record Taken(long deliveryId, ByteBuf message) {
+    /**
+     * A message taken off the queue: its delivery id, how many times it has been delivered (this time included) and
+     * its stored bytes (a retained duplicate: the taker's).
+     */
+    public record Taken(long deliveryId, int deliveryCount, ByteBuf message) {
     }
 
     private final Channel channel;
@@ -86,22 +89,24 @@ public final class InProcessTakes implements AutoCloseable {
     /** The session's consumer once {@link #consume} opened it (on the loop): whose credit a hand-off spends. */
     private volatile ServerConsumer consumer;
 
-    private InProcessTakes(Channel channel, XaBranches xaBranches, AccessControl control) {
+    private InProcessTakes(Channel channel, XaBranches xaBranches, ConnectionAccess access) {
         this.channel = channel;
         this.loop = channel.eventLoop();
         this.xaBranches = xaBranches;
-        this.access = new ConnectionAccess(Identity.SERVER, control, "in-process");
+        this.access = access;
     }
 
     /**
-     * An in-process XA session on {@code loop}, with the queue manager's own authority, whose XA branches are
-     * {@code xaBranches}' (the same the queue manager's clients use, owned by the queue manager itself).
+     * An in-process XA session on {@code loop}, with the authority of {@code who} (the queue manager's own:
+     * {@link Identity#SERVER}), whose permissions are checked, and their denials audited naming {@code peer}, as a
+     * connection's are; its XA branches are {@code xaBranches}' (the same the queue manager's clients use).
      */
     public static InProcessTakes open(EventLoop loop, ServerConfig config, QueueManager queueManager,
-                                      TopicManager topics, XaBranches xaBranches, AccessControl control) {
+                                      TopicManager topics, XaBranches xaBranches, AccessControl control,
+                                      Identity who, String peer) {
         LocalChannel channel = new LocalChannel(); // no peer: it carries no frame
         loop.register(channel).syncUninterruptibly();
-        InProcessTakes takes = new InProcessTakes(channel, xaBranches, control);
+        InProcessTakes takes = new InProcessTakes(channel, xaBranches, new ConnectionAccess(who, control, peer));
         loop.submit(() -> takes.session = new BrokerSession(SESSION, false, xaBranches, channel, takes.answers,
                 queueManager, topics, null, config.maxMessageLength(), config.producerWindowBytes(),
                 config.fanOutWindowBytes(), takes.access, takes.new Sink())).syncUninterruptibly();
@@ -117,8 +122,18 @@ public final class InProcessTakes implements AutoCloseable {
      *                        otherwise leave it on a queue that never tells it), or the consumer is gone already
      */
     public void consume(String queue, int credit, long timeoutMillis) throws InterruptedException {
+        consume(queue, null, credit, timeoutMillis);
+    }
+
+    /**
+     * As {@link #consume(String, int, long)}, taking only the messages {@code selector} selects (a JMS message
+     * selector; null: all).
+     *
+     * @throws WharfException why the consumer was refused (a permission, a selector the grammar refuses ...)
+     */
+    public void consume(String queue, String selector, int credit, long timeoutMillis) throws InterruptedException {
         call("Taking the messages of queue '" + queue + "'", id -> session.openConsumer(new Frame.CreateConsumer(id,
-                SESSION, CONSUMER, WireDestination.queue(queue), null, credit, 0, null)), timeoutMillis);
+                SESSION, CONSUMER, WireDestination.queue(queue), selector, credit, 0, null)), timeoutMillis);
         // the answer comes from inside openConsumer, before the loop's task ends: ask for the consumer in a task after
         ServerConsumer opened;
         try {
@@ -372,7 +387,8 @@ public final class InProcessTakes implements AutoCloseable {
     private final class Sink implements DeliverySink {
         @Override
         public void delivered(Delivery delivery) {
-            arrivals.add(new Taken(delivery.deliveryId, delivery.message.content().retainedDuplicate()));
+            arrivals.add(new Taken(delivery.deliveryId, delivery.deliveryCount,
+                    delivery.message.content().retainedDuplicate()));
         }
 
         @Override
