@@ -24,6 +24,7 @@ import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.locks.LockSupport;
 import java.util.function.BooleanSupplier;
@@ -88,6 +89,18 @@ public final class InProcessTakes implements AutoCloseable {
     private final BooleanSupplier nothingArrived = arrivals::isEmpty;
     /** The session's consumer once {@link #consume} opened it (on the loop): whose credit a hand-off spends. */
     private volatile ServerConsumer consumer;
+    /**
+     * {@link #consumed}'s: the messages consumed so far, in all, and the last one's delivery id (-1: none). Written by
+     * the taker alone (the count after the id); read by {@link #settleConsumed} on the loop.
+     */
+    private volatile long consumedCount;
+    private volatile long consumedUpTo = -1;
+    /** Whether {@link #settleConsumed} is queued on the loop and has not yet read what was consumed. */
+    private final AtomicBoolean settling = new AtomicBoolean();
+    /** What {@link #settleConsumed} has settled: the loop's. */
+    private long settledCount;
+    private long settledUpTo = -1;
+    private final Runnable settle = this::settleConsumed;
 
     private InProcessTakes(Channel channel, XaBranches xaBranches, ConnectionAccess access) {
         this.channel = channel;
@@ -298,6 +311,43 @@ public final class InProcessTakes implements AutoCloseable {
             }
             session.addCredit(CONSUMER, credit);
         });
+    }
+
+    /**
+     * AUTO_ACKNOWLEDGE's settlement of a message the taker has consumed (delivery {@code deliveryId}, which follows
+     * every delivery consumed before it): it leaves the queue for good, and gives the server's memory budget back, as
+     * soon as the session's loop runs, and its credit goes back with it; the taker does not wait. A task of the loop
+     * settles every message consumed until it runs (one is queued at a time: a loop that is busy, or being woken, is not
+     * woken again for each), so what the taker has consumed never waits for the taker's next step: its sends may wait
+     * for the budget that only this settlement gives back (docs/architecture.md, "Flows inside the queue manager").
+     * For the taker's thread, which never mixes it with {@link #acknowledge}.
+     */
+    public void consumed(long deliveryId) {
+        assert !loop.inEventLoop() : "the in-process session's taker on the session's own loop";
+        consumedUpTo = deliveryId;
+        consumedCount = consumedCount + 1; // the taker alone writes it
+        if (settling.compareAndSet(false, true)) {
+            loop.execute(settle);
+        }
+    }
+
+    /**
+     * On the loop: settles what was consumed up to now ({@link #consumed}). The flag is cleared before what was
+     * consumed is read, so a message consumed after this read finds it clear and queues the next run; the count is read
+     * before the id, so no credit is given for a message not yet settled.
+     */
+    private void settleConsumed() {
+        assert loop.inEventLoop();
+        settling.set(false);
+        long count = consumedCount;
+        long upTo = consumedUpTo;
+        if (upTo == settledUpTo) {
+            return;
+        }
+        session.acknowledge(0, List.of(new Frame.Consumed(CONSUMER, upTo)));
+        session.addCredit(CONSUMER, (int) (count - settledCount));
+        settledUpTo = upTo;
+        settledCount = count;
     }
 
     /**

@@ -2,11 +2,9 @@ package org.wharfmq.server.flow;
 
 import org.wharfmq.jms.JmsErrors;
 import org.wharfmq.jms.message.MessageCodec;
-import org.wharfmq.jms.message.WharfMessage;
 import org.wharfmq.server.WharfException;
 import org.wharfmq.server.session.InProcessTakes;
 
-import javax.jms.DeliveryMode;
 import javax.jms.IllegalStateException;
 import javax.jms.JMSException;
 import javax.jms.Message;
@@ -18,19 +16,16 @@ import java.util.function.Predicate;
  * A flow reader's input taken inside the queue manager ({@link InProcessInputs}), read as a JMS consumer in
  * AUTO_ACKNOWLEDGE mode: {@link #receive(long)} waits on the reader's own thread for the next message the queue hands
  * over ({@link InProcessTakes#next}) and makes the JMS message of its stored bytes (the JMS client's own decoding, as a
- * consumer of a connection would). Each message is consumed as it is received, as a connection's consumer's is:
- * <ul>
- *   <li>a persistent one is taken off its queue at once (a task of the session's event loop,
- *       {@link InProcessTakes#acknowledge}, not waited for), so a crash of the server never gives it to the flow
- *       again;</li>
- *   <li>non-persistent ones are taken off together, with their credit, every half window
- *       ({@link FlowHostConfiguration#IN_PROCESS_INPUT_CREDIT}), before the reader waits for more and before the
- *       consumer closes: nothing but this session could give them back (a crash ends them), so no event loop is woken
- *       per message.</li>
- * </ul>
+ * consumer of a connection would). Each message is consumed as it is received, as a connection's consumer's is: it
+ * leaves its queue, and gives its share of the server's memory budget back, by a task of the session's loop that the
+ * reader does not wait for ({@link InProcessTakes#consumed}: one task settles all that was received until it runs).
+ * Nothing received waits for the reader's next step to be settled: the flow's sends, on the reader's thread, may wait
+ * for the budget (their producer credit is held back while it is spent), which only that settlement gives back, so a
+ * reader holding what it received until its next receive waited for itself (docs/performance-log.md, session 33).
  * A message handed over and not received yet goes back to the queue, in its order, when the consumer closes.
  *
- * <p><b>Threading.</b> Its reader's thread alone receives and closes it; its fields are that thread's.
+ * <p><b>Threading.</b> Made, received from and closed by its reader's thread alone (asserted); its fields are that
+ * thread's.
  */
 final class InProcessConsumer implements MessageConsumer {
 
@@ -38,10 +33,7 @@ final class InProcessConsumer implements MessageConsumer {
 
     private final InProcessTakes takes;
     private final String selector;
-    /** The last non-persistent message received and not yet taken off its queue, or -1. */
-    private long unsettled = -1;
-    /** The credit of the messages received since the last acknowledgement. */
-    private int creditDue;
+    private final Thread reader = Thread.currentThread();
     private boolean closed;
 
     InProcessConsumer(InProcessTakes takes, String selector) {
@@ -82,12 +74,12 @@ final class InProcessConsumer implements MessageConsumer {
     }
 
     private Message take(long millis) throws JMSException {
+        assert Thread.currentThread() == reader : "a flow's input read by " + Thread.currentThread() + ", not its reader";
         if (closed) {
             throw new IllegalStateException("The flow's input is closed.");
         }
         InProcessTakes.Taken taken = takes.poll(ANY);
         if (taken == null) {
-            settle(); // before the reader waits: what it received leaves the queue now
             try {
                 taken = takes.next(millis);
             } catch (WharfException e) { // its queue was deleted
@@ -100,36 +92,25 @@ final class InProcessConsumer implements MessageConsumer {
                 return null;
             }
         }
-        WharfMessage message;
+        Message message;
         try {
             message = MessageCodec.decode(taken.message(), taken.deliveryCount());
         } finally {
             taken.message().release(); // the body was copied out (or its array kept: MessageCodec's decoding)
         }
-        unsettled = taken.deliveryId();
-        creditDue++;
-        if (message.getJMSDeliveryMode() == DeliveryMode.PERSISTENT
-                || creditDue >= FlowHostConfiguration.IN_PROCESS_INPUT_CREDIT / 2) {
-            settle();
-        }
+        takes.consumed(taken.deliveryId());
         return message;
     }
 
-    /** Takes what was received off the queue for good and gives its credit back; does not wait. */
-    private void settle() {
-        if (unsettled >= 0) {
-            takes.acknowledge(unsettled, creditDue, 0);
-            unsettled = -1;
-            creditDue = 0;
-        }
-    }
-
-    /** Gives back what was handed over and not received, and ends the session; waits for that. */
+    /**
+     * Gives back what was handed over and not received, and ends the session; waits for that. What was received is
+     * settled first: its settlement is queued on the session's loop ahead of the close.
+     */
     @Override
     public void close() {
+        assert Thread.currentThread() == reader : "a flow's input closed by " + Thread.currentThread() + ", not its reader";
         if (!closed) {
             closed = true;
-            settle(); // run on the session's loop before its close, which gives back only what was not received
             takes.close();
         }
     }
