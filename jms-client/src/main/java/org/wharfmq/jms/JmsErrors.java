@@ -33,7 +33,7 @@ import javax.jms.TransactionRolledBackRuntimeException;
  * becomes {@link JMSException#getErrorCode()} and the server's message (which names the queue, the limit and
  * so on) the exception text.
  */
-final class JmsErrors {
+public final class JmsErrors {
     private JmsErrors() {
     }
 
@@ -42,8 +42,11 @@ final class JmsErrors {
         return toException(error.code(), error.message());
     }
 
-    /** The exception for an error code and the server's message. */
-    static JMSException toException(ErrorCode code, String serverMessage) {
+    /**
+     * The exception for an error code and the server's message (also a refusal of the queue manager to its own code
+     * working for a JMS application inside it: a flow's input taken in-process).
+     */
+    public static JMSException toException(ErrorCode code, String serverMessage) {
         String text = serverMessage == null || serverMessage.isEmpty() ? code.name() : serverMessage;
         String errorCode = code.name();
         return switch (code) {

@@ -23,7 +23,9 @@ import java.util.List;
 
 /**
  * One reader of a flow's input node: a thread with its own connection, a transacted session (the input get and
- * the transactional sends of an invocation) and a plain session (non-transactional gets and sends). It is either
+ * the transactional sends of an invocation) and a plain session (non-transactional gets and sends; a queue's
+ * non-transactional gets as its host's {@link QueueConsumers} make them: in the flow host, inside the queue manager,
+ * with no consumer on the connection). It is either
  * transactional (YES) or not (NO); {@link RunningFlow} gives an AUTOMATIC input node one reader of each kind per
  * instance, selecting persistent and non-persistent messages, so a non-persistent message never pays for a commit.
  *
@@ -83,14 +85,31 @@ final class FlowInstance extends InputReader {
         // on a stopped connection gets its window only as the connection starts, asynchronously)
         Session plain = openWharf(true);
         Session consumerSession = transactional ? transacted : plain;
-        if (input.queueName() != null) {
-            consumer = consumerSession.createConsumer(consumerSession.createQueue(input.queueName()), selector);
+        if (input.queueName() != null && transactional) {
+            consumer = transacted.createConsumer(transacted.createQueue(input.queueName()), selector);
+        } else if (input.queueName() != null) {
+            // the host's way (the flow host's: inside the queue manager, no frame); closed before the connection
+            consumer = flow.queueConsumers().open(flow.name(), plain, input.queueName(), selector);
         } else {
             // one shared subscription for all the flow's instances, so each publication is processed once, not
             // once per instance; AUTOMATIC's two readers select differently, so each kind of reader has its own
             consumer = consumerSession.createSharedConsumer(consumerSession.createTopic(input.topicName()),
                     subscriptionName(flow.name(), input.name(), transactional), selector);
         }
+    }
+
+    /** Closes the consumer first: one the host made outside the connection does not close with it. */
+    @Override
+    void closeConnections() {
+        if (consumer != null) {
+            try {
+                consumer.close();
+            } catch (JMSException | RuntimeException e) {
+                LOG.log(System.Logger.Level.DEBUG, "Closing a flow consumer: " + e);
+            }
+            consumer = null;
+        }
+        super.closeConnections();
     }
 
     /**

@@ -231,6 +231,11 @@ public final class RunningFlow implements AutoCloseable {
         return hosting.bodies();
     }
 
+    /** How its non-transactional readers of queues take their messages ({@link FlowInstance#open}). */
+    QueueConsumers queueConsumers() {
+        return hosting.consumers();
+    }
+
     /** The server's HTTP requests that wait for a reply from any flow. */
     HttpRequests httpRequests() {
         return httpRequests;

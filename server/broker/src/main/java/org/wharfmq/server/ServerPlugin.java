@@ -3,6 +3,7 @@ package org.wharfmq.server;
 import org.wharfmq.server.config.ServerConfig;
 import org.wharfmq.server.management.Management;
 import org.wharfmq.server.security.AccessControl;
+import org.wharfmq.server.security.Identity;
 import org.wharfmq.server.security.Logins;
 import org.wharfmq.server.session.InProcessTakes;
 
@@ -88,6 +89,15 @@ public interface ServerPlugin extends AutoCloseable {
          * no frame ({@link InProcessTakes}): how a sender channel takes its transmission queue. Call it from a thread
          * of the plugin's own, never an event loop; close it when done.
          */
-        InProcessTakes takeMessages();
+        default InProcessTakes takeMessages() {
+            return takeMessages(Identity.SERVER, "in-process");
+        }
+
+        /**
+         * As {@link #takeMessages()}, with the authority of {@code who} rather than the queue manager's own: its
+         * consumer is refused, and the refusal audited naming {@code peer}, as a connection of {@code who}'s would be
+         * (how a flow's input node takes its queue as the flow's user).
+         */
+        InProcessTakes takeMessages(Identity who, String peer);
     }
 }

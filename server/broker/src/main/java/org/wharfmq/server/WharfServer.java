@@ -27,6 +27,7 @@ import org.wharfmq.server.transport.OpenConnections;
 import org.wharfmq.server.transport.ServerTls;
 import org.wharfmq.server.queue.QueueManager;
 import org.wharfmq.server.security.Authenticator;
+import org.wharfmq.server.security.Identity;
 import org.wharfmq.server.security.Logins;
 import org.wharfmq.server.session.InProcessTakes;
 import org.wharfmq.server.session.XaBranches;
@@ -377,9 +378,9 @@ public final class WharfServer implements AutoCloseable {
             }
 
             @Override
-            public InProcessTakes takeMessages() {
+            public InProcessTakes takeMessages(Identity who, String peer) {
                 return InProcessTakes.open(ioGroup.next(), config, queueManager, topicManager, xaBranches,
-                        accessControl);
+                        accessControl, who, peer);
             }
         };
         for (ServerPlugin plugin : plugins) {

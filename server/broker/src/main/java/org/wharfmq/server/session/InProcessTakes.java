@@ -24,6 +24,7 @@ import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.locks.LockSupport;
 import java.util.function.BooleanSupplier;
@@ -57,8 +58,11 @@ public final class InProcessTakes implements AutoCloseable {
     /** {@link #arrivals}' entry once the consumer's queue was deleted. */
     private static final Object QUEUE_DELETED = new Object();
 
-    /** A message taken off the queue: its delivery id and its stored bytes (a retained duplicate: the taker's). */
-    public record Taken(long deliveryId, ByteBuf message) {
+    /**
+     * A message taken off the queue: its delivery id, how many times it has been delivered (this time included) and
+     * its stored bytes (a retained duplicate: the taker's).
+     */
+    public record Taken(long deliveryId, int deliveryCount, ByteBuf message) {
     }
 
     private final Channel channel;
@@ -85,23 +89,37 @@ public final class InProcessTakes implements AutoCloseable {
     private final BooleanSupplier nothingArrived = arrivals::isEmpty;
     /** The session's consumer once {@link #consume} opened it (on the loop): whose credit a hand-off spends. */
     private volatile ServerConsumer consumer;
+    /**
+     * {@link #consumed}'s: the messages consumed so far, in all, and the last one's delivery id (-1: none). Written by
+     * the taker alone (the count after the id); read by {@link #settleConsumed} on the loop.
+     */
+    private volatile long consumedCount;
+    private volatile long consumedUpTo = -1;
+    /** Whether {@link #settleConsumed} is queued on the loop and has not yet read what was consumed. */
+    private final AtomicBoolean settling = new AtomicBoolean();
+    /** What {@link #settleConsumed} has settled: the loop's. */
+    private long settledCount;
+    private long settledUpTo = -1;
+    private final Runnable settle = this::settleConsumed;
 
-    private InProcessTakes(Channel channel, XaBranches xaBranches, AccessControl control) {
+    private InProcessTakes(Channel channel, XaBranches xaBranches, ConnectionAccess access) {
         this.channel = channel;
         this.loop = channel.eventLoop();
         this.xaBranches = xaBranches;
-        this.access = new ConnectionAccess(Identity.SERVER, control, "in-process");
+        this.access = access;
     }
 
     /**
-     * An in-process XA session on {@code loop}, with the queue manager's own authority, whose XA branches are
-     * {@code xaBranches}' (the same the queue manager's clients use, owned by the queue manager itself).
+     * An in-process XA session on {@code loop}, with the authority of {@code who} (the queue manager's own:
+     * {@link Identity#SERVER}), whose permissions are checked, and their denials audited naming {@code peer}, as a
+     * connection's are; its XA branches are {@code xaBranches}' (the same the queue manager's clients use).
      */
     public static InProcessTakes open(EventLoop loop, ServerConfig config, QueueManager queueManager,
-                                      TopicManager topics, XaBranches xaBranches, AccessControl control) {
+                                      TopicManager topics, XaBranches xaBranches, AccessControl control,
+                                      Identity who, String peer) {
         LocalChannel channel = new LocalChannel(); // no peer: it carries no frame
         loop.register(channel).syncUninterruptibly();
-        InProcessTakes takes = new InProcessTakes(channel, xaBranches, control);
+        InProcessTakes takes = new InProcessTakes(channel, xaBranches, new ConnectionAccess(who, control, peer));
         loop.submit(() -> takes.session = new BrokerSession(SESSION, false, xaBranches, channel, takes.answers,
                 queueManager, topics, null, config.maxMessageLength(), config.producerWindowBytes(),
                 config.fanOutWindowBytes(), takes.access, takes.new Sink())).syncUninterruptibly();
@@ -117,8 +135,18 @@ public final class InProcessTakes implements AutoCloseable {
      *                        otherwise leave it on a queue that never tells it), or the consumer is gone already
      */
     public void consume(String queue, int credit, long timeoutMillis) throws InterruptedException {
+        consume(queue, null, credit, timeoutMillis);
+    }
+
+    /**
+     * As {@link #consume(String, int, long)}, taking only the messages {@code selector} selects (a JMS message
+     * selector; null: all).
+     *
+     * @throws WharfException why the consumer was refused (a permission, a selector the grammar refuses ...)
+     */
+    public void consume(String queue, String selector, int credit, long timeoutMillis) throws InterruptedException {
         call("Taking the messages of queue '" + queue + "'", id -> session.openConsumer(new Frame.CreateConsumer(id,
-                SESSION, CONSUMER, WireDestination.queue(queue), null, credit, 0, null)), timeoutMillis);
+                SESSION, CONSUMER, WireDestination.queue(queue), selector, credit, 0, null)), timeoutMillis);
         // the answer comes from inside openConsumer, before the loop's task ends: ask for the consumer in a task after
         ServerConsumer opened;
         try {
@@ -286,6 +314,43 @@ public final class InProcessTakes implements AutoCloseable {
     }
 
     /**
+     * AUTO_ACKNOWLEDGE's settlement of a message the taker has consumed (delivery {@code deliveryId}, which follows
+     * every delivery consumed before it): it leaves the queue for good, and gives the server's memory budget back, as
+     * soon as the session's loop runs, and its credit goes back with it; the taker does not wait. A task of the loop
+     * settles every message consumed until it runs (one is queued at a time: a loop that is busy, or being woken, is not
+     * woken again for each), so what the taker has consumed never waits for the taker's next step: its sends may wait
+     * for the budget that only this settlement gives back (docs/architecture.md, "Flows inside the queue manager").
+     * For the taker's thread, which never mixes it with {@link #acknowledge}.
+     */
+    public void consumed(long deliveryId) {
+        assert !loop.inEventLoop() : "the in-process session's taker on the session's own loop";
+        consumedUpTo = deliveryId;
+        consumedCount = consumedCount + 1; // the taker alone writes it
+        if (settling.compareAndSet(false, true)) {
+            loop.execute(settle);
+        }
+    }
+
+    /**
+     * On the loop: settles what was consumed up to now ({@link #consumed}). The flag is cleared before what was
+     * consumed is read, so a message consumed after this read finds it clear and queues the next run; the count is read
+     * before the id, so no credit is given for a message not yet settled.
+     */
+    private void settleConsumed() {
+        assert loop.inEventLoop();
+        settling.set(false);
+        long count = consumedCount;
+        long upTo = consumedUpTo;
+        if (upTo == settledUpTo) {
+            return;
+        }
+        session.acknowledge(0, List.of(new Frame.Consumed(CONSUMER, upTo)));
+        session.addCredit(CONSUMER, (int) (count - settledCount));
+        settledUpTo = upTo;
+        settledCount = count;
+    }
+
+    /**
      * Puts the messages handed over up to delivery {@code lastDeliveryId} (and not acknowledged) in a new XA branch
      * {@code xid} and prepares it: their removal is journaled, and in doubt until {@link #commit} or
      * {@link #rollback}, whatever happens meanwhile (a restart keeps the branch: {@link #inDoubt}). Returns once the
@@ -372,7 +437,8 @@ public final class InProcessTakes implements AutoCloseable {
     private final class Sink implements DeliverySink {
         @Override
         public void delivered(Delivery delivery) {
-            arrivals.add(new Taken(delivery.deliveryId, delivery.message.content().retainedDuplicate()));
+            arrivals.add(new Taken(delivery.deliveryId, delivery.deliveryCount,
+                    delivery.message.content().retainedDuplicate()));
         }
 
         @Override

@@ -11,6 +11,7 @@ import org.wharfmq.server.management.Management;
 import org.wharfmq.server.management.ReplicationState;
 import org.wharfmq.server.metrics.ReplicaMetrics;
 import org.wharfmq.server.security.AccessControl;
+import org.wharfmq.server.security.Identity;
 import org.wharfmq.server.security.Logins;
 import org.wharfmq.server.security.Permission;
 import org.wharfmq.server.session.InProcessTakes;
@@ -96,7 +97,7 @@ final class ReplicaListener implements AutoCloseable {
         }
 
         @Override
-        public InProcessTakes takeMessages() {
+        public InProcessTakes takeMessages(Identity who, String peer) {
             throw notRunning();
         }
 

@@ -62,11 +62,6 @@ import java.util.TreeSet;
 public final class FlowHost implements ServerPlugin {
 
     private static final System.Logger LOG = System.getLogger(FlowHost.class.getName());
-    /**
-     * The flows' instance threads are Netty's, whose buffers (each send's) come from a cache of the thread's own, not
-     * from the shared arenas under their locks; their bodies pass to and from the in-VM connections' messages uncopied.
-     */
-    private static final FlowHosting HOSTING = new FlowHosting(FastThreadLocalThread::new, WharfBodies.INSTANCE);
 
     private final FlowHostSettings settings;
     private final FileDirectories fileDirectories;
@@ -81,6 +76,12 @@ public final class FlowHost implements ServerPlugin {
     /** The transaction manager of coordinated flows, when a data source is XA; else null. */
     private XaTransactions transactions;
     private XaCoordination coordination;
+    /**
+     * What the flows get of the server, set once by start: instance threads that are Netty's, whose buffers (each
+     * send's) come from a cache of the thread's own, not from the shared arenas under their locks; bodies passed to and
+     * from the in-VM connections' messages uncopied; non-transactional readers' queues taken inside the queue manager.
+     */
+    private FlowHosting hosting;
     private boolean remoteDeploy;
     private long uploads;
 
@@ -144,6 +145,8 @@ public final class FlowHost implements ServerPlugin {
             asFlowUser.setUserName(settings.user()); // null: anonymous in-VM, as the queue manager itself
             asFlowUser.setPassword(settings.password());
             connectionFactory = asFlowUser;
+            hosting = new FlowHosting(FastThreadLocalThread::new, WharfBodies.INSTANCE,
+                    new InProcessInputs(server, settings.user()));
             if (http instanceof FlowHttpPaths paths) {
                 paths.attach(new HttpCallers(server));
             }
@@ -398,7 +401,7 @@ public final class FlowHost implements ServerPlugin {
             boolean coordinated = coordinated(definition);
             dataSources.warm(dataSourceNames(definition), definition.name());
             running = RunningFlow.start(definition, connectionFactory, dataSourcesOf(coordinated), jmsProviders, http,
-                    coordinated ? coordination : null, instances, false, loader, HOSTING);
+                    coordinated ? coordination : null, instances, false, loader, hosting);
         } catch (JMSException | RuntimeException e) {
             if (jar != null) {
                 jar.close();

@@ -51,6 +51,15 @@ public final class FlowHostConfiguration {
      */
     public static final int RECOVERY_BACKOFF_SECONDS = 1;
 
+    /**
+     * Messages a non-transactional reader's input, taken inside the queue manager ({@link InProcessInputs}), may be
+     * handed ahead of the flow: {@value}, a JMS consumer's default prefetch.
+     */
+    public static final int IN_PROCESS_INPUT_CREDIT = 1_000;
+
+    /** How long opening or closing an input taken inside the queue manager waits for it: {@value} ms. */
+    public static final long IN_PROCESS_TIMEOUT_MILLIS = 10_000;
+
     private FlowHostConfiguration() {
     }
 

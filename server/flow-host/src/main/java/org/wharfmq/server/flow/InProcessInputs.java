@@ -1,0 +1,69 @@
+package org.wharfmq.server.flow;
+
+import org.wharfmq.flow.runtime.QueueConsumers;
+import org.wharfmq.jms.JmsErrors;
+import org.wharfmq.protocol.auth.Mechanisms;
+import org.wharfmq.protocol.frame.ErrorCode;
+import org.wharfmq.server.ServerPlugin;
+import org.wharfmq.server.WharfException;
+import org.wharfmq.server.security.Authenticator;
+import org.wharfmq.server.security.Identity;
+import org.wharfmq.server.session.InProcessTakes;
+
+import javax.jms.JMSException;
+import javax.jms.MessageConsumer;
+import javax.jms.Session;
+
+/**
+ * The flows' non-transactional readers of queues take their messages inside the queue manager
+ * ({@link InProcessTakes}, through {@link ServerPlugin.Host#takeMessages(Identity, String)}): each delivery is handed
+ * to the reader's thread as the queue delivers it, with no DELIVER frame, no in-VM connection and no event loop in
+ * between ({@link InProcessConsumer}). They take as the flows' user ({@code flowHost.user}, with the groups the
+ * users file gives it; none: the queue manager itself, as an anonymous in-VM connection is), so the consumer is
+ * refused, and the refusal audited, as that user's connection's would be. The reader has logged in as that user over
+ * its in-VM connection first ({@code openWharf}), so a wrong password still fails the flow's start with the login's
+ * error.
+ */
+final class InProcessInputs implements QueueConsumers {
+
+    private final ServerPlugin.Host server;
+    /** The flows' user, or null: the queue manager's own authority. */
+    private final String user;
+
+    InProcessInputs(ServerPlugin.Host server, String user) {
+        this.server = server;
+        this.user = user;
+    }
+
+    @Override
+    public MessageConsumer open(String flow, Session plain, String queue, String selector) throws JMSException {
+        InProcessTakes takes = server.takeMessages(identity(), "flow '" + flow + "'");
+        try {
+            takes.consume(queue, selector, FlowHostConfiguration.IN_PROCESS_INPUT_CREDIT,
+                    FlowHostConfiguration.IN_PROCESS_TIMEOUT_MILLIS);
+            return new InProcessConsumer(takes, selector);
+        } catch (WharfException e) {
+            takes.close();
+            throw JmsErrors.toException(e.code(), e.getMessage());
+        } catch (InterruptedException e) {
+            takes.close();
+            Thread.currentThread().interrupt();
+            throw new JMSException("Flow '" + flow + "': interrupted while opening its input on queue '" + queue
+                    + "'.");
+        }
+    }
+
+    /** Who the flows are, as their in-VM connection's login made them (groups as the users file says now). */
+    private Identity identity() throws JMSException {
+        if (user == null) {
+            return Identity.SERVER;
+        }
+        Authenticator.User known = server.logins().authenticator().user(user);
+        if (known == null) {
+            throw JmsErrors.toException(ErrorCode.AUTHENTICATION_FAILED, "The flows' user '" + user + "' (flowHost.user)"
+                    + " is no longer a user of the security file: its flows cannot take their input. Add the user "
+                    + "again, or set flowHost.user to one that is.");
+        }
+        return new Identity(user, known.groups(), Mechanisms.SCRAM_SHA_256);
+    }
+}
