@@ -341,13 +341,17 @@ public final class InProcessTakes implements AutoCloseable {
         settling.set(false);
         long count = consumedCount;
         long upTo = consumedUpTo;
-        if (upTo == settledUpTo) {
-            return;
+        // each apart: a run may read a message's id before its count (the taker writes the id first), settling it
+        // without its credit; the next run finds the id settled and must still give that credit (a run that returned
+        // on a settled id lost it, and the reader's window ran dry)
+        if (upTo != settledUpTo) {
+            session.acknowledge(0, List.of(new Frame.Consumed(CONSUMER, upTo)));
+            settledUpTo = upTo;
         }
-        session.acknowledge(0, List.of(new Frame.Consumed(CONSUMER, upTo)));
-        session.addCredit(CONSUMER, (int) (count - settledCount));
-        settledUpTo = upTo;
-        settledCount = count;
+        if (count != settledCount) {
+            session.addCredit(CONSUMER, (int) (count - settledCount));
+            settledCount = count;
+        }
     }
 
     /**
