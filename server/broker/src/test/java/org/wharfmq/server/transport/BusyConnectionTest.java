@@ -25,7 +25,11 @@ class BusyConnectionTest {
 
     private static final String TOPIC = "BUSY/T";
     private static final int SUBSCRIBERS = 100;
-    private static final int PUBLICATIONS = 400; // 40,000 deliveries: far more than one 1 ms turn of work
+    // 200,000 deliveries: far more than one 1 ms turn of work, and long enough that the other connection's request,
+    // written by this thread just after the burst, reaches the server while the burst is still being processed even
+    // when this thread is descheduled for a while in between (with 400, a CI run's whole burst took under 90 ms since
+    // a publication's copies are offered as they are routed, and the request came after it once)
+    private static final int PUBLICATIONS = 2_000;
     private static TestServer testServer;
     private static WharfServer server;
 
