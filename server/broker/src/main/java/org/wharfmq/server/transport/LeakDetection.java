@@ -34,7 +34,8 @@ public final class LeakDetection {
 
     /**
      * Turns Netty's leak detector off unless one of its properties gives a level; says so, once, when one does (the
-     * detector costs every message while it runs). Called as a queue manager starts.
+     * detector costs every message while it runs). Called as a queue manager starts: {@code WharfServer}'s start,
+     * and before it {@code JournalOpening}'s, where {@code wharf server} and the perf harness's server begin.
      */
     public static void applyDefault() {
         ResourceLeakDetector.Level level = chosen(System::getProperty);
