@@ -70,9 +70,10 @@ final class ChannelAdmin {
         definitions.stop(name);
         sender.stop();
         ChannelDefinition d = definitions.definition(name);
+        String queue = d.transmissionQueue();
         return "Channel " + name + " stopped (" + (transmissionQueueExists(d) ? "its transmission queue keeps what it"
-                + " has not sent" : "its transmission queue " + d.transmissionQueue() + " does not exist: define it ('"
-                + SenderChannel.defineQueueCommand(d.transmissionQueue()) + "') before you start the channel again") + ")";
+                + " has not sent" : "its transmission queue " + queue + " does not exist: define it ('"
+                + SenderChannel.defineQueueCommand(queue) + "') before you start the channel again") + ")";
     }
 
     /** Whether sender {@code d}'s transmission queue exists: a channel defined before its queue runs without one. */

@@ -144,7 +144,8 @@ public record ConfigurationFile(ServerConfig server, FlowHostSettings flowHost, 
      */
     public ConfigurationFile overriddenBy(List<String> options) {
         return options.isEmpty() ? this : new ConfigurationFile(server, flowHost, http, security, channels,
-                replication, hierarchy, warnings, source + "; " + String.join(", ", options) + " from the command line");
+                replication, hierarchy, warnings, source + "; " + String.join(", ", options)
+                + " from the command line");
     }
 
     /** The built-in defaults, as when no file is given: every setting at its default, no flows, no HTTP listener. */
