@@ -245,9 +245,14 @@ final class SenderChannel implements Runnable {
                 throw e;
             }
             throw new WharfException(ErrorCode.UNKNOWN_DESTINATION, "its transmission queue '" + queue + "' does not"
-                    + " exist: define it ('wharf admin define queue " + queue + " --usage transmission', or under"
-                    + " queues: of the configuration with usage: transmission). " + e.getMessage());
+                    + " exist: define it ('" + defineQueueCommand(queue) + "', or under queues: of the configuration"
+                    + " with usage: transmission). " + e.getMessage());
         }
+    }
+
+    /** The command that defines transmission queue {@code queue}, as an operator types it. */
+    static String defineQueueCommand(String queue) {
+        return "wharf admin define queue " + queue + " --usage transmission";
     }
 
     private void runHoldingTheTurn() {

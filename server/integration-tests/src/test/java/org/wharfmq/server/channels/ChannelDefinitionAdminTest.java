@@ -77,7 +77,8 @@ class ChannelDefinitionAdminTest {
         assertEquals("Channel 'TO.QM2' is RUNNING: its [connection] cannot change under it. Stop it first ('wharf admin"
                 + " stop channel TO.QM2'), alter it, then start it.",
                 AdminCli.refused(url1, "alter", "channel", "TO.QM2", "--connection", "tcp://127.0.0.1:1"));
-        assertEquals("Channel 'TO.QM2' is RUNNING: stop it first ('wharf admin stop channel TO.QM2'), then delete it.",
+        assertEquals("Channel 'TO.QM2' is not deleted: it is RUNNING. Stop it first ('wharf admin stop channel"
+                + " TO.QM2'), then delete it.",
                 AdminCli.refused(url1, "delete", "channel", "TO.QM2"));
         assertEquals("Channel TO.QM2 altered; they take effect when it next starts (it is RUNNING)\n",
                 AdminCli.ok(url1, "alter", "channel", "TO.QM2", "--batch-size", "7", "--set", "connectTimeoutMillis=8000"));
@@ -155,7 +156,8 @@ class ChannelDefinitionAdminTest {
         AdminCli.ok(url1, "stop", "channel", "TO.QM2");
         assertEquals("Channel TO.QM2 deleted (its transmission queue QM2 keeps what it holds)\n",
                 AdminCli.ok(url1, "delete", "channel", "TO.QM2"));
-        assertEquals("Channel NOWHERE deleted (its transmission queue QM9 keeps what it holds)\n",
+        assertEquals("Channel NOWHERE deleted (its transmission queue QM9 does not exist: nothing was waiting to be"
+                + " sent)\n",
                 AdminCli.ok(url1, "delete", "channel", "NOWHERE"));
         qm1.restart();
         url1 = qm1.server().tcpUrl();
