@@ -2,6 +2,7 @@ package org.wharfmq.flow.runtime;
 
 import org.wharfmq.flow.FlowDefinition;
 import org.wharfmq.flow.FlowFactory;
+import org.wharfmq.flow.FlowProperties;
 
 import java.io.IOException;
 import java.lang.reflect.InvocationTargetException;
@@ -58,12 +59,13 @@ public final class FlowJar implements AutoCloseable {
     }
 
     /**
-     * Instantiates the jar's {@link FlowFactory} {@code className} and builds its flow.
+     * Instantiates the jar's {@link FlowFactory} {@code className} and builds its flow with what its deployment says
+     * ({@link FlowProperties#NONE} outside a server).
      *
      * @throws IllegalArgumentException when the class is missing, is not a FlowFactory, or cannot be created
      * @throws org.wharfmq.flow.FlowValidationException when the flow it builds is invalid
      */
-    public FlowDefinition createFlow(String className) {
+    public FlowDefinition createFlow(String className, FlowProperties properties) {
         Thread thread = Thread.currentThread();
         ClassLoader previous = thread.getContextClassLoader();
         thread.setContextClassLoader(loader);
@@ -74,7 +76,7 @@ public final class FlowJar implements AutoCloseable {
                         + FlowFactory.class.getName() + ".");
             }
             FlowFactory factory = (FlowFactory) type.getConstructor().newInstance();
-            return factory.create();
+            return factory.create(properties);
         } catch (ClassNotFoundException e) {
             throw new IllegalArgumentException("Class " + className + " is not in flow jar " + jar + ".", e);
         } catch (NoSuchMethodException | InstantiationException | IllegalAccessException e) {
