@@ -42,7 +42,8 @@ import java.util.TreeSet;
  * flow ...}) are served by the admin plugin, on the admin command queue. A redeploy of a flow with the same name drains the
  * running one first (its in-flight invocations finish, unread messages stay on the queue) and then starts the new
  * one, so nothing is lost or processed twice. Deployments are serialised (one at a time, under this object's
- * lock); reading the list is cheap.
+ * lock); reading the list is cheap. Each flow is built with {@link FlowProperties}: a configured flow's entry's
+ * {@code properties:}, none for the others, and the HTTP listener's address as configured.
  *
  * <h2>Deploying over the wire</h2>
  * A jar sent with {@code wharf flow deploy} is code the server runs, from anyone with the admin permission. It is
