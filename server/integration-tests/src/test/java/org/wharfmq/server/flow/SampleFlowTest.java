@@ -147,12 +147,30 @@ class SampleFlowTest {
                 "org.wharfmq.sample.flow.EchoClientFlow", 1))), http);
         Exception e = assertThrows(Exception.class,
                 () -> TestServer.start(c -> c, config -> WharfServer.start(config, host, http)).close());
-        Throwable cause = e;
-        while (cause.getCause() != null && !(cause instanceof IllegalArgumentException)) {
-            cause = cause.getCause();
+        assertTrue(causes(e).contains("give the flow the property serviceUrl (properties: under its entry in flows:)"),
+                causes(e));
+    }
+
+    /** A property given to a flow that reads none (it does not override create(FlowProperties)) stops its deployment. */
+    @Test
+    void aPropertyGivenToAFlowThatReadsNoneIsRefused() throws Exception {
+        Path jar = TestJars.buildFromSources(dir, "sample-flow.jar", SAMPLE_SOURCES);
+        FlowHost host = new FlowHost(FlowHostSettings.defaults().withFlows(List.of(new FlowConfig(jar.toString(),
+                "org.wharfmq.sample.flow.SampleFlow", 1).with(FlowHostConfiguration.FlowEntry.PROPERTIES,
+                Map.of("serviceUrl", "http://127.0.0.1:1/")))));
+        Exception e = assertThrows(Exception.class,
+                () -> TestServer.start(c -> c, config -> WharfServer.start(config, host)).close());
+        assertTrue(causes(e).contains("is given the properties [serviceUrl], but reads none: it does not override "
+                + "create(FlowProperties)"), causes(e));
+    }
+
+    /** The messages of {@code e} and its causes, one a line. */
+    private static String causes(Throwable e) {
+        StringBuilder all = new StringBuilder();
+        for (Throwable t = e; t != null; t = t.getCause()) {
+            all.append(t).append('\n');
         }
-        assertTrue(String.valueOf(cause.getMessage()).contains("give the flow the property serviceUrl (properties: "
-                + "under its entry in flows:)"), String.valueOf(e));
+        return all.toString();
     }
 
     /**
