@@ -239,7 +239,7 @@ final class FileInstance extends InputReader {
             String where = input.records() == FileInputNode.Records.LINES
                     ? "line " + (number + (input.headerLine() ? 1 : 0)) : "at byte " + offset;
             return ExceptionList.of(input, new RecordFormatException("Record " + number + " of " + fileName + " ("
-                    + where + ") does not fit its format: " + e.getMessage()));
+                    + where + ") does not fit its format: " + e.fault()));
         }
     }
 

@@ -4,6 +4,7 @@ import org.wharfmq.server.config.Setting;
 
 import java.nio.file.Path;
 import java.util.List;
+import java.util.Map;
 
 /**
  * The flow host's settings and defaults (docs/flows.md): each key of its {@code flowHost:} block of config/wharf.yaml
@@ -82,6 +83,11 @@ public final class FlowHostConfiguration {
         public static final Setting<String> CLASS = Setting.text("class", null);
         /** {@code instances}: threads per input node, at least 1: default 1. */
         public static final Setting<Integer> INSTANCES = Setting.integer("instances", 1).atLeast(1);
+        /**
+         * {@code properties}: texts by name that the flow's factory reads ({@code FlowFactory.create(FlowProperties)}),
+         * as App Connect's user-defined properties: none by default.
+         */
+        public static final Setting<Map<String, String>> PROPERTIES = Setting.textsByKey("properties");
 
         private FlowEntry() {
         }
