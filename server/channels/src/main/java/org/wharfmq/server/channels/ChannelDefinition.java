@@ -181,6 +181,11 @@ public final class ChannelDefinition {
         return with(ChannelConfiguration.MAX_RETRY_MILLIS, millis);
     }
 
+    /** This sender waiting up to {@code millis} for its partner to confirm the messages sent outside the batches. */
+    public ChannelDefinition withFastConfirmTimeout(long millis) {
+        return with(ChannelConfiguration.FAST_CONFIRM_TIMEOUT_MILLIS, millis);
+    }
+
     /** This sender asking the partner for a heartbeat every {@code millis} (0: none). */
     public ChannelDefinition withHeartbeat(int millis) {
         return with(ChannelConfiguration.HEARTBEAT_MILLIS, millis);
@@ -318,6 +323,11 @@ public final class ChannelDefinition {
     /** A sender's longest wait between attempts. */
     public long maxRetryMillis() {
         return values.get(ChannelConfiguration.MAX_RETRY_MILLIS);
+    }
+
+    /** {@link ChannelConfiguration#FAST_CONFIRM_TIMEOUT_MILLIS}. */
+    public long fastConfirmTimeoutMillis() {
+        return values.get(ChannelConfiguration.FAST_CONFIRM_TIMEOUT_MILLIS);
     }
 
     /** The heartbeat a sender asks of its partner (0: none). */
