@@ -112,6 +112,15 @@ public final class ChannelConfiguration {
      */
     public static final Setting<Integer> MAX_BATCH_ATTEMPTS = receiver(
             Setting.integer("maxBatchAttempts", 10).atLeast(1));
+    /**
+     * {@code maxSubscriptionSetsPerMinute} of a receiver: the most proxy subscription sets (publish/subscribe
+     * hierarchy) its partner may send a minute, in bursts of as many ({@link SubscriptionSetRate}). A batch with one
+     * more is refused, its partner told why (its sender retries the batch after its retryMillis, the set taken then),
+     * and the log has one line per run of refusals: each set remakes up to maxProxySubscriptions durable
+     * subscriptions, so this bounds that churn in time, not only per set.
+     */
+    public static final Setting<Integer> MAX_SUBSCRIPTION_SETS_PER_MINUTE = receiver(
+            Setting.integer("maxSubscriptionSetsPerMinute", 60).atLeast(1));
     /** The most batches a sender has on the way at once (as IBM MQ's PIPELINELENGTH). */
     public static final int MAX_PIPELINE_LENGTH = 2;
     /**
