@@ -177,7 +177,8 @@ final class SenderChannel implements Runnable {
     /**
      * The partner left a confirmation of the messages sent outside the batches unanswered past
      * {@link ChannelConfiguration#FAST_CONFIRM_TIMEOUT_MILLIS}: the connection is closed and the channel retries, the
-     * message (the reason {@code display chstatus} shows meanwhile) saying so and the fix.
+     * message (the reason {@code display chstatus} shows meanwhile, after "Channel NAME stopped: ") saying so and the
+     * fix.
      */
     private static final class Unconfirmed extends Exception {
         Unconfirmed(String reason) {
@@ -313,7 +314,8 @@ final class SenderChannel implements Runnable {
                     // shown while the channel retries (until it opens again), as any other stop's cause
                     stopCause = ChannelStatus.FAST_UNCONFIRMED;
                     stoppedBecause = e.getMessage();
-                    LOG.log(System.Logger.Level.ERROR, e.getMessage() + " Retrying in " + backoff + " ms.");
+                    LOG.log(System.Logger.Level.ERROR, "Channel " + definition.name() + " stopped: " + e.getMessage()
+                            + " Retrying in " + backoff + " ms.");
                 } else {
                     LOG.log(System.Logger.Level.WARNING, "Channel " + definition.name() + " to "
                             + definition.connection() + " stopped (" + e.getMessage() + "); retrying in " + backoff
@@ -734,7 +736,7 @@ final class SenderChannel implements Runnable {
         if (waitedNanos < confirmTimeoutNanos) {
             return;
         }
-        throw new Unconfirmed("Channel " + definition.name() + " stopped: its partner at " + definition.connection()
+        throw new Unconfirmed("its partner at " + definition.connection()
                 + " (queue manager " + partner.serverName() + ", as it names itself) left " + unsettled + " non-persistent"
                 + " messages sent outside the batches (nonPersistentSpeed fast) unconfirmed, the oldest confirmation"
                 + " asked " + TimeUnit.NANOSECONDS.toMillis(waitedNanos) + " ms ago, though the connection stays"
