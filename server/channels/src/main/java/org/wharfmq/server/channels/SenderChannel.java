@@ -70,7 +70,10 @@ import java.util.concurrent.locks.ReentrantLock;
  * consumer's credit, so at most the credit ({@code batchSize × pipelineLength}) is written and unconfirmed: that is
  * all a connection lost unnoticed can swallow, however late its loss shows. Before a batch's branch (which would
  * cover them) the sender waits for their confirmation; when the connection ends they are acknowledged, confirmed or
- * not, so none is ever sent twice, and those the lost connection swallowed are lost, as FAST allows.
+ * not, so none is ever sent twice, and those the lost connection swallowed are lost, as FAST allows. A partner that
+ * keeps the connection alive and leaves a confirmation unanswered past {@code fastConfirmTimeoutMillis} would hold the
+ * credit, and so every later FAST message, for good: the sender closes the connection and retries
+ * ({@link #unansweredTooLong}, {@code stopCause} {@link ChannelStatus#FAST_UNCONFIRMED} until the channel opens again).
  * One that comes while a batch is being gathered goes in that batch (the receiver still puts it at once). Persistent
  * messages always go in batches.
  *
