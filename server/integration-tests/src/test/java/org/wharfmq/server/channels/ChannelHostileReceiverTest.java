@@ -9,6 +9,10 @@ import org.wharfmq.protocol.frame.Frame;
 import org.wharfmq.protocol.message.MessageLengthLimit;
 import org.wharfmq.server.TestServer;
 import org.wharfmq.server.WharfServer;
+import org.wharfmq.server.admin.AdminPlugin;
+import org.wharfmq.server.http.HttpPlugin;
+import org.wharfmq.server.http.HttpSettings;
+import org.wharfmq.server.metrics.MetricsPlugin;
 import org.wharfmq.server.config.QueueDefinition;
 import org.wharfmq.server.config.QueueReference;
 
@@ -85,11 +89,16 @@ class ChannelHostileReceiverTest {
         FakePartner partner = servers.keep(new FakePartner());
         partner.fastNonPersistent = true; // and answers no CHANNEL_FAST_CONFIRM (onFrame's default), alive all along
         ChannelsPlugin[] qm1Channels = new ChannelsPlugin[1];
-        TestServer qm1 = servers.keep(AdminCli.start(c -> c.name("QM1").autoCreate(false)
-                        .queue(QueueDefinition.transmissionQueue("QM2"))
-                        .reference(QueueReference.remote("ORDERS", "ORDERS", "QM2", null)), qm1Channels,
-                ChannelDefinition.sender("TO.QM2", partner.url(), "QM2", null, null).withTimes(50, 60_000)
-                        .withFastConfirmTimeout(2_000))); // the second partner answers well within it
+        HttpPlugin http = new HttpPlugin(HttpSettings.on("127.0.0.1"));
+        TestServer qm1 = servers.keep(TestServer.start(c -> c.name("QM1").autoCreate(false)
+                .queue(QueueDefinition.transmissionQueue("QM2"))
+                .reference(QueueReference.remote("ORDERS", "ORDERS", "QM2", null)), config -> {
+            qm1Channels[0] = new ChannelsPlugin(new ChannelSettings(List.of(ChannelDefinition.sender("TO.QM2",
+                    partner.url(), "QM2", null, null).withTimes(50, 60_000)
+                    .withFastConfirmTimeout(2_000)))); // the second partner answers well within it
+            return WharfServer.builder(config).plugins(qm1Channels[0], new AdminPlugin(qm1Channels[0].adminCommands()),
+                    new MetricsPlugin(http.routes(), null, qm1Channels[0], null), http).start();
+        }));
         Session onQm1 = servers.connect(qm1.server().tcpUrl()).createSession(false, Session.AUTO_ACKNOWLEDGE);
         MessageProducer orders = onQm1.createProducer(onQm1.createQueue("ORDERS"));
         orders.send(onQm1.createTextMessage("an order"), DeliveryMode.NON_PERSISTENT, 4, 0);
@@ -119,6 +128,9 @@ class ChannelHostileReceiverTest {
         assertTrue(shown.get("reason").asText().startsWith(start), shown.toString());
         assertTrue(AdminCli.ok(url, "display", "chstatus").contains("\nChannel TO.QM2 stopped: " + start),
                 "the line under the table");
+        String metrics = ChannelStatusViewsTest.get(http.url() + MetricsPlugin.PATH);
+        assertEquals(1.0, ChannelStatusViewsTest.value(metrics, "wharf_channel_stop_cause", "channel=\"TO.QM2\"",
+                "cause=\"fast_unconfirmed\""));
 
         // a partner that confirms again: the next message opens the channel anew and goes, the cause cleared
         partner.onFrame = (f, connection) -> {
