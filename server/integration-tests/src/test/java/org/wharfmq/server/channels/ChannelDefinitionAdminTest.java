@@ -58,8 +58,9 @@ class ChannelDefinitionAdminTest {
                 ChannelDefinition.receiver("TO.QM1", null, "QM2")));
         String url2 = qm2.server().tcpUrl();
 
-        assertEquals("Channel TO.QM2 (receiver, defined at run time)\n  partnerQueueManager  QM1\n"
-                + "  nonPersistentSpeed   normal\n  maxBatchAttempts     3\n",
+        assertEquals("Channel TO.QM2 (receiver, defined at run time)\n  partnerQueueManager           QM1\n"
+                + "  nonPersistentSpeed            normal\n  maxBatchAttempts              3\n"
+                + "  maxSubscriptionSetsPerMinute  60\n",
                 AdminCli.ok(url2, "define", "channel", "TO.QM2", "--type", "receiver", "--partner-qmgr", "QM1",
                         "--non-persistent-speed", "normal", "--max-batch-attempts", "3"));
         String[] sender = {"channel", "TO.QM2", "--type", "sender", "--connection", "tcp://127.0.0.1:" + qm2Port,
