@@ -6,6 +6,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.wharfmq.flow.FlowDefinition;
 import org.wharfmq.flow.FlowFactory;
+import org.wharfmq.flow.FlowMessage;
 import org.wharfmq.flow.JavaComputeNode;
 import org.wharfmq.flow.MessageAssembly;
 import org.wharfmq.flow.node.FileInputNode;
@@ -470,6 +471,47 @@ class FileNodesTest {
             all.addAll(Files.readAllLines(out.resolve(name)));
         }
         assertEquals(lines(1, 35), all);
+    }
+
+    @Test
+    void aRecordOfAnInvocationThatRollsBackIsNotWrittenAndItsRetryWritesItOnce() throws Exception {
+        deploy(() -> FlowDefinition.builder("retried")
+                .node("in", InputNode.queue("RETRIED.IN").backoutQueue("RETRIED.BAD"))
+                .node("file", FileOutputNode.directory(out).name("retried-{seq}.txt"))
+                .node("flaky", new FailsBeforeDelivery(3)) // a later node fails the first two deliveries
+                .node("done", OutputNode.queue("RETRIED.DONE"))
+                .wire("in", "out", "file")
+                .wire("file", "out", "flaky")
+                .wire("flaky", "out", "done")
+                .build());
+        try (MessageProducer producer = session.createProducer(session.createQueue("RETRIED.IN"));
+             MessageConsumer done = session.createConsumer(session.createQueue("RETRIED.DONE"))) {
+            producer.send(session.createTextMessage("line 1"));
+            producer.send(session.createTextMessage("line 2"));
+            assertEquals(lines(1, 2), texts(done, 2));
+        }
+        flowHost.undeploy("retried"); // finishes the open file
+        assertEquals(List.of("retried-000001.txt"), names(out));
+        assertEquals(lines(1, 2), Files.readAllLines(out.resolve("retried-000001.txt")),
+                "each record once, though each message was rolled back twice after the node had it");
+    }
+
+    /** Fails each message's deliveries before {@code passing}, then passes it on. */
+    static final class FailsBeforeDelivery extends JavaComputeNode {
+        private final int passing;
+
+        FailsBeforeDelivery(int passing) {
+            this.passing = passing;
+        }
+
+        @Override
+        public void evaluate(MessageAssembly assembly) throws Exception {
+            int attempt = ((Number) assembly.message().headers().get(FlowMessage.JMSX_DELIVERY_COUNT)).intValue();
+            if (attempt < passing) {
+                throw new IllegalStateException("delivery " + attempt + " fails");
+            }
+            propagate("out", assembly);
+        }
     }
 
     @Test
