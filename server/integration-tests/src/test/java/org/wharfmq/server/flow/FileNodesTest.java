@@ -17,6 +17,7 @@ import org.wharfmq.flow.runtime.RunningFlow;
 import org.wharfmq.jms.WharfConnectionFactory;
 import org.wharfmq.server.TestServer;
 import org.wharfmq.server.WharfServer;
+import org.wharfmq.server.config.ServerConfig;
 import org.wharfmq.server.it.Receive;
 
 import javax.jms.Connection;
@@ -79,8 +80,13 @@ class FileNodesTest {
     }
 
     private void startServer(List<Path> fileDirectories) throws Exception {
+        startServer(fileDirectories, UnaryOperator.identity());
+    }
+
+    private void startServer(List<Path> fileDirectories, UnaryOperator<ServerConfig.Builder> customizer)
+            throws Exception {
         FlowHostSettings settings = FlowHostSettings.defaults().withFileDirectories(fileDirectories);
-        testServer = TestServer.start(UnaryOperator.identity(), config -> {
+        testServer = TestServer.start(customizer, config -> {
             flowHost = new FlowHost(settings); // a restart makes a new flow host, as a restarted server does
             return WharfServer.builder(config).plugins(flowHost).start();
         });
@@ -301,6 +307,50 @@ class FileNodesTest {
         assertFalse(Files.exists(in.resolve("archive/batch.txt")));
         assertTrue(Files.readString(in.resolve("backout/batch.txt.reason")).contains("1 record(s) failed"));
         assertEquals(2, flowHost.flow("failing").running().statistics().failures(), "line 3 tried backoutThreshold times");
+    }
+
+    /**
+     * Whoever may drop files into a watched directory may drop one larger than the heap: a whole file or a line longer
+     * than the longest message the server takes is not read into memory (it could not be sent anyway) nor tried, but
+     * goes to the backout folder with the reason, and the node goes on with the next file.
+     */
+    @Test
+    void aFileOrLineLongerThanTheServersLongestMessageIsNotReadButBackedOut() throws Exception {
+        stop();
+        int limit = 4096;
+        startServer(List.of(root.resolve("files")), config -> config.maxMessageLength(limit));
+        Path lines = Files.createDirectories(root.resolve("files/lines"));
+        deploy(() -> FlowDefinition.builder("whole")
+                .node("in", FileInputNode.directory(in).pollInterval(Duration.ofMillis(20)))
+                .node("out", OutputNode.queue("WHOLE.OUT"))
+                .wire("in", "out", "out")
+                .build());
+        deploy(() -> FlowDefinition.builder("lines")
+                .node("in", FileInputNode.directory(lines).lines().pollInterval(Duration.ofMillis(20)))
+                .node("out", OutputNode.queue("LINES.OUT"))
+                .wire("in", "out", "out")
+                .build());
+        Files.write(in.resolve("a-big.dat"), new byte[limit + 1]);
+        Files.writeString(in.resolve("b-small.dat"), "small");
+        Files.writeString(lines.resolve("long.txt"), "first\n" + "x".repeat(limit + 1) + "\nafter\n");
+        try (MessageConsumer whole = session.createConsumer(session.createQueue("WHOLE.OUT"));
+             MessageConsumer line = session.createConsumer(session.createQueue("LINES.OUT"))) {
+            Message small = whole.receive(WAIT_MILLIS);
+            assertNotNull(small, "the node stopped at the large file");
+            awaitFile(in.resolve("backout/a-big.dat.reason"));
+            assertEquals(List.of("first"), texts(line, 1));
+            awaitFile(lines.resolve("backout/long.txt.reason"));
+            Receive.nothingMore(whole);
+            Receive.nothingMore(line);
+        }
+        String reason = Files.readString(in.resolve("backout/a-big.dat.reason"));
+        assertTrue(reason.contains("it is 4097 bytes, more than the longest message the server takes "
+                + "(maxMessageLength, 4096 bytes), so it was not read"), reason);
+        String lineReason = Files.readString(lines.resolve("backout/long.txt.reason"));
+        assertTrue(lineReason.contains("record 2: a line longer than the longest message the server takes "
+                + "(maxMessageLength, 4096 bytes)"), lineReason);
+        assertEquals(0, flowHost.flow("whole").running().statistics().failures(), "the large file was tried");
+        assertEquals(0, flowHost.flow("lines").running().statistics().failures(), "the long line was tried");
     }
 
     /** ... and its reason is written as a file of its own, never through a link someone put in the backout folder. */
