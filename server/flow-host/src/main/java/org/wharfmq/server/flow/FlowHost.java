@@ -153,7 +153,7 @@ public final class FlowHost implements ServerPlugin {
             asFlowUser.setPassword(settings.password());
             connectionFactory = asFlowUser;
             hosting = new FlowHosting(FastThreadLocalThread::new, WharfBodies.INSTANCE,
-                    new InProcessInputs(server, settings.user()));
+                    new InProcessInputs(server, settings.user()), config.maxMessageLength());
             if (http instanceof FlowHttpPaths paths) {
                 paths.attach(new HttpCallers(server));
             }
