@@ -1,7 +1,10 @@
 package org.wharfmq.flow;
 
+import org.wharfmq.flow.node.FileOutputNode;
+
 import javax.jms.Destination;
 import javax.jms.JMSException;
+import java.io.IOException;
 import java.sql.CallableStatement;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
@@ -102,6 +105,15 @@ public interface FlowContext {
      * a JavaCompute node that catches its own failures calls it too, or undoes them to a savepoint of its own.
      */
     void databaseFailed(String name, SQLException cause);
+
+    /**
+     * Appends {@code record} to the open file of the FileOutput node {@code file}: in a transactional invocation when
+     * it commits, before its other commits, so that nothing of an invocation that rolls back is written (a write that
+     * fails then rolls the invocation back); at once otherwise.
+     *
+     * @throws IOException when the record is written at once and the write fails
+     */
+    void write(FileOutputNode file, byte[] record) throws IOException;
 
     /** The HTTP request this invocation answers (it began at an HTTPInput node), or null. */
     HttpExchange httpExchange();

@@ -44,9 +44,11 @@ import java.util.regex.Pattern;
  * is: a symbolic link of such a name (the directory may be one others write into) is left alone, never followed, and
  * the files it writes are made anew ({@code CREATE_NEW}), never opened through a link.
  *
- * <p>Not transactional: a record written by an invocation that then rolls back stays in the file. All the flow's
- * instances append to one file, one record at a time (under this node's lock). After a successful write the
- * assembly goes on to {@code out}; a failed one to {@code failure} if wired, else the path fails.
+ * <p>In a transactional invocation the record is written when the invocation commits, before its database work and its
+ * messages ({@link FlowContext#write}): an invocation that rolls back writes nothing, and its retry writes the record
+ * once; a write that fails then rolls the invocation back. Outside a transaction the record is written at once. All
+ * the flow's instances append to one file, one record at a time (under this node's lock). The assembly goes on to
+ * {@code out}; a write at once that fails goes to {@code failure} if wired, else the path fails.
  */
 public final class FileOutputNode extends Node implements FileNode {
 
@@ -208,7 +210,7 @@ public final class FileOutputNode extends Node implements FileNode {
         FlowMessage message = assembly.message();
         byte[] body = message.isTextBody() ? message.bodyText().getBytes(StandardCharsets.UTF_8) : message.bodyBytes();
         try {
-            append(body);
+            context.write(this, body);
         } catch (IOException | UncheckedIOException e) {
             propagateFailure(assembly, e, context);
             return;
@@ -216,7 +218,8 @@ public final class FileOutputNode extends Node implements FileNode {
         context.propagate(this, "out", assembly);
     }
 
-    private synchronized void append(byte[] body) throws IOException {
+    /** Called by the runtime ({@link FlowContext#write}): appends one record to the open file, starting one if none is. */
+    public synchronized void append(byte[] body) throws IOException {
         if (channel == null) {
             startFile();
         }

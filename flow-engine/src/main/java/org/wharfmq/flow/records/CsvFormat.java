@@ -197,14 +197,16 @@ public final class CsvFormat implements RecordFormat {
                     start = at.getCharOffset();
                     records.add(values.nextValue());
                 } catch (JacksonException e) {
+                    String fault = reason(e, line);
                     throw new RecordFormatException("CSV record " + record + " (line " + line + ") cannot be parsed: "
-                            + reason(e), e);
+                            + fault, fault, e);
                 }
                 JsonLocation end = parser.currentLocation();
                 if (end.getCharOffset() - start > maxRecordLength) {
-                    throw new RecordFormatException("CSV record " + record + " (line " + line + ") is longer than "
-                            + "the limit of " + maxRecordLength + " characters: raise the format's maxRecordLength "
-                            + "if such records are expected.");
+                    String fault = "longer than the limit of " + maxRecordLength + " characters: raise the format's "
+                            + "maxRecordLength if such records are expected.";
+                    throw new RecordFormatException("CSV record " + record + " (line " + line + ") is " + fault,
+                            "It is " + fault, null);
                 }
                 line = end.getLineNr();
             }
@@ -275,9 +277,21 @@ public final class CsvFormat implements RecordFormat {
     }
 
     private static String reason(Exception e) {
+        return reason(e, -1);
+    }
+
+    /**
+     * The parser's reason, with where it found the fault: its column alone when that is on the record's first line
+     * {@code recordLine} (a record read alone, as the FileInput node reads each, is line 1 of its body, not of its
+     * file), else its line and column.
+     */
+    private static String reason(Exception e, int recordLine) {
         if (e instanceof JacksonException j) {
             JsonLocation at = j.getLocation();
-            return j.getOriginalMessage() + (at == null || at.getLineNr() < 1 ? ""
+            if (at == null || at.getLineNr() < 1) {
+                return j.getOriginalMessage();
+            }
+            return j.getOriginalMessage() + (at.getLineNr() == recordLine ? " (column " + at.getColumnNr() + ")"
                     : " (line " + at.getLineNr() + ", column " + at.getColumnNr() + ")");
         }
         return String.valueOf(e.getMessage());

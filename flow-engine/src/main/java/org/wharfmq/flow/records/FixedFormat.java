@@ -245,15 +245,13 @@ public final class FixedFormat implements RecordFormat {
             int end = indexOf(body, separator, position, position + recordLength + separator.length);
             length = (end < 0 ? Math.min(body.length, position + recordLength + 1) : end) - position;
             if (end < 0 && length > recordLength) {
-                throw new RecordFormatException("Fixed-length record " + record + " (at byte " + position + ") is "
-                        + "longer than the model's record length of " + recordLength + " bytes: no record separator "
-                        + "after it.");
+                throw misfit(record, position, "longer than the model's record length of " + recordLength
+                        + " bytes: no record separator after it.");
             }
         }
         if (length != recordLength) {
-            throw new RecordFormatException("Fixed-length record " + record + " (at byte " + position + ") is "
-                    + length + " bytes, " + (length < recordLength ? "shorter" : "longer") + " than the model's "
-                    + "record length of " + recordLength + " bytes"
+            throw misfit(record, position, length + " bytes, " + (length < recordLength ? "shorter" : "longer")
+                    + " than the model's record length of " + recordLength + " bytes"
                     + (fieldAt(length) == null ? "." : ": field '" + fieldAt(length).name() + "' (offset "
                     + fieldAt(length).offset() + ", length " + fieldAt(length).length() + ") is cut."));
         }
@@ -391,9 +389,11 @@ public final class FixedFormat implements RecordFormat {
                 case STRING -> throw new AssertionError();
             };
         } catch (NumberFormatException | DateTimeParseException e) {
-            throw new RecordFormatException(where(record, f) + ": '" + raw + "' is not "
-                    + (f.type() == FixedField.Type.DATE ? "a date in the pattern " + f.pattern()
-                    : f.type() == FixedField.Type.INT ? "a whole number" : "a decimal number") + ".", e);
+            String fault = "field '" + f.name() + "' (offset " + f.offset() + ", length " + f.length() + "): '" + raw
+                    + "' is not " + (f.type() == FixedField.Type.DATE ? "a date in the pattern " + f.pattern()
+                    : f.type() == FixedField.Type.INT ? "a whole number" : "a decimal number") + ".";
+            throw new RecordFormatException("Fixed-length record " + record + ", " + fault,
+                    Character.toUpperCase(fault.charAt(0)) + fault.substring(1), e);
         }
     }
 
@@ -491,6 +491,12 @@ public final class FixedFormat implements RecordFormat {
             out[start] = '-'; // -00012, not 000-12
             out[valueAt] = '0';
         }
+    }
+
+    /** A record of the wrong length: {@code Fixed-length record 2 (at byte 30) is FAULT}, its fault {@code It is FAULT}. */
+    private static RecordFormatException misfit(int record, int position, String fault) {
+        return new RecordFormatException("Fixed-length record " + record + " (at byte " + position + ") is " + fault,
+                "It is " + fault, null);
     }
 
     private static String where(int record, FixedField f) {

@@ -156,7 +156,12 @@ final class FileInstance extends InputReader {
         try (FileChannel channel = FileChannel.open(file, StandardOpenOption.READ, LinkOption.NOFOLLOW_LINKS)) {
             fileFormat = input.recordFormat();
             long from = checkpoint.offset();
-            if (input.headerLine()) {
+            if (input.records() == FileInputNode.Records.WHOLE_FILE && channel.size() > flow.maxMessageBytes()) {
+                // never read into memory: it could not be sent, and a file larger than the heap would fill it
+                failure = "it is " + channel.size() + " bytes, more than the longest message the server takes ("
+                        + "maxMessageLength, " + flow.maxMessageBytes() + " bytes), so it was not read. Split it, or "
+                        + "read it a record at a time (lines(), recordLength(n) or records(format)).";
+            } else if (input.headerLine()) {
                 RecordReader header = new RecordReader(new BufferedInputStream(Channels.newInputStream(channel)), 0);
                 try {
                     byte[] line = header.next();
@@ -239,7 +244,7 @@ final class FileInstance extends InputReader {
             String where = input.records() == FileInputNode.Records.LINES
                     ? "line " + (number + (input.headerLine() ? 1 : 0)) : "at byte " + offset;
             return ExceptionList.of(input, new RecordFormatException("Record " + number + " of " + fileName + " ("
-                    + where + ") does not fit its format: " + e.getMessage()));
+                    + where + ") does not fit its format: " + e.fault()));
         }
     }
 
@@ -420,12 +425,16 @@ final class FileInstance extends InputReader {
             return all;
         }
 
-        private byte[] line() throws IOException, LineTooLongException {
+        private byte[] line() throws IOException, RecordException {
             ByteArrayOutputStream line = new ByteArrayOutputStream();
-            int limit = input.recordFormat() != null ? input.recordFormat().maxRecordLength() + 1 : Integer.MAX_VALUE;
+            int limit = input.recordFormat() != null ? input.recordFormat().maxRecordLength() + 1
+                    : (int) Math.min(Integer.MAX_VALUE - 8L, flow.maxMessageBytes() + 1L); // + a '\r'
             int b;
             while ((b = in.read()) != -1) {
                 offset++;
+                if (line.size() == limit && b != '\n' && input.recordFormat() == null) {
+                    throw unsendable(); // read no further into memory: a line larger than the heap would fill it
+                }
                 if (line.size() == limit && b != '\n') {
                     while ((b = in.read()) != -1) { // skip to the line's end, keeping nothing of it
                         offset++;
@@ -438,11 +447,25 @@ final class FileInstance extends InputReader {
                 if (b == '\n') {
                     byte[] bytes = line.toByteArray();
                     int length = bytes.length > 0 && bytes[bytes.length - 1] == '\r' ? bytes.length - 1 : bytes.length;
-                    return length == bytes.length ? bytes : java.util.Arrays.copyOf(bytes, length);
+                    return sendable(length == bytes.length ? bytes : java.util.Arrays.copyOf(bytes, length));
                 }
                 line.write(b);
             }
-            return line.size() == 0 ? null : line.toByteArray();
+            return line.size() == 0 ? null : sendable(line.toByteArray());
+        }
+
+        /** A line of text (no record format), unless it is longer than the longest message the server takes. */
+        private byte[] sendable(byte[] line) throws RecordException {
+            if (input.recordFormat() == null && line.length > flow.maxMessageBytes()) {
+                throw unsendable();
+            }
+            return line;
+        }
+
+        private RecordException unsendable() {
+            return new RecordException("a line longer than the longest message the server takes (maxMessageLength, "
+                    + flow.maxMessageBytes() + " bytes), so it was not read. Split the line, or read the file a record "
+                    + "at a time with recordLength(n).");
         }
 
         private byte[] fixed() throws IOException, RecordException {

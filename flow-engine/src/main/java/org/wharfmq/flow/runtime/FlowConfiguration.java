@@ -62,6 +62,12 @@ public final class FlowConfiguration {
      */
     public static final int MAX_CALLER_CONNECTIONS = 8;
 
+    /**
+     * The longest message a flow takes its server to accept when its host does not say ({@code wharf flow run}), in
+     * bytes: {@value}, the queue manager's default maxMessageLength.
+     */
+    public static final int DEFAULT_MAX_MESSAGE_BYTES = 100 * 1024 * 1024;
+
     private FlowConfiguration() {
     }
 }

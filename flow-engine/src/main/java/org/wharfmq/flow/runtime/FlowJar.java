@@ -2,6 +2,7 @@ package org.wharfmq.flow.runtime;
 
 import org.wharfmq.flow.FlowDefinition;
 import org.wharfmq.flow.FlowFactory;
+import org.wharfmq.flow.FlowProperties;
 
 import java.io.IOException;
 import java.lang.reflect.InvocationTargetException;
@@ -58,12 +59,14 @@ public final class FlowJar implements AutoCloseable {
     }
 
     /**
-     * Instantiates the jar's {@link FlowFactory} {@code className} and builds its flow.
+     * Instantiates the jar's {@link FlowFactory} {@code className} and builds its flow with what its deployment says
+     * ({@link FlowProperties#NONE} outside a server).
      *
-     * @throws IllegalArgumentException when the class is missing, is not a FlowFactory, or cannot be created
+     * @throws IllegalArgumentException when the class is missing, is not a FlowFactory, or cannot be created; or it is
+     *                                  given properties and does not override {@link FlowFactory#create(FlowProperties)}
      * @throws org.wharfmq.flow.FlowValidationException when the flow it builds is invalid
      */
-    public FlowDefinition createFlow(String className) {
+    public FlowDefinition createFlow(String className, FlowProperties properties) {
         Thread thread = Thread.currentThread();
         ClassLoader previous = thread.getContextClassLoader();
         thread.setContextClassLoader(loader);
@@ -74,7 +77,14 @@ public final class FlowJar implements AutoCloseable {
                         + FlowFactory.class.getName() + ".");
             }
             FlowFactory factory = (FlowFactory) type.getConstructor().newInstance();
-            return factory.create();
+            if (!properties.asMap().isEmpty()
+                    && type.getMethod("create", FlowProperties.class).getDeclaringClass() == FlowFactory.class) {
+                // a property nothing reads is a mistake (a typo, the wrong entry), never silently ignored
+                throw new IllegalArgumentException("Flow class " + className + " in " + jar + " is given the "
+                        + "properties " + properties.asMap().keySet() + ", but reads none: it does not override "
+                        + "create(FlowProperties). Remove properties: from its entry, or read them there.");
+            }
+            return factory.create(properties);
         } catch (ClassNotFoundException e) {
             throw new IllegalArgumentException("Class " + className + " is not in flow jar " + jar + ".", e);
         } catch (NoSuchMethodException | InstantiationException | IllegalAccessException e) {

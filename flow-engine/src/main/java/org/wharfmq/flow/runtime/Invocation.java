@@ -10,6 +10,7 @@ import org.wharfmq.flow.HttpExchange;
 import org.wharfmq.flow.MessageAssembly;
 import org.wharfmq.flow.Node;
 import org.wharfmq.flow.TransactionMode;
+import org.wharfmq.flow.node.FileOutputNode;
 import org.wharfmq.flow.node.LabelNode;
 
 import javax.jms.DeliveryMode;
@@ -32,10 +33,13 @@ import javax.transaction.Status;
 import javax.transaction.SystemException;
 import javax.transaction.TransactionManager;
 import javax.transaction.xa.XAResource;
+import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.sql.CallableStatement;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.SQLException;
+import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.Iterator;
 import java.util.List;
@@ -77,6 +81,10 @@ final class Invocation implements FlowContext {
      * provider go on its transacted session, and its reader commits them with the get ({@link #readingFrom}).
      */
     private ProviderLink inputLink;
+    /** A transactional invocation's FileOutput records, written when it commits ({@link #write}), in order. */
+    private final List<byte[]> fileRecords = new ArrayList<>();
+    /** The FileOutput node of each of {@link #fileRecords}, at the same index. */
+    private final List<FileOutputNode> fileWriters = new ArrayList<>();
     private boolean transactional;
     private boolean transactedWork;
     private HttpExchange exchange;
@@ -116,6 +124,7 @@ final class Invocation implements FlowContext {
         this.exchange = null;
         this.asCaller = false;
         this.laterReplies.clear();
+        forgetFileRecords();
         this.timing = statistics.timing();
         this.depth = 0;
         this.childElapsed = 0;
@@ -203,12 +212,13 @@ final class Invocation implements FlowContext {
     }
 
     /**
-     * Ends an invocation that succeeded: its database work commits first, then its sends to other JMS providers
-     * (JMSOutput nodes; not those on the input's own session, {@link #readingFrom}, which its reader commits after
-     * this), then the message's transaction on Wharf (when it holds the get, or sends). A failure between them (a crash, a refused commit) leaves what committed done and the
-     * message or record processed again (a duplicate, never a loss). A coordinated invocation commits its sends to
-     * other providers first, then its transaction, in which the transaction manager commits the database work and
-     * the message's transaction together.
+     * Ends an invocation that succeeded: its FileOutput records are written first ({@link #write}), then its database
+     * work commits, then its sends to other JMS providers (JMSOutput nodes; not those on the input's own session,
+     * {@link #readingFrom}, which its reader commits after this), then the message's transaction on Wharf (when it
+     * holds the get, or sends). A failure between them (a crash, a refused commit) leaves what committed done and the
+     * message or record processed again (a duplicate, never a loss). A coordinated invocation writes its records and
+     * commits its sends to other providers first, then its transaction, in which the transaction manager commits the
+     * database work and the message's transaction together.
      *
      * @throws TransactionRolledBackException the transaction manager rolled a coordinated invocation back at its commit
      */
@@ -218,6 +228,7 @@ final class Invocation implements FlowContext {
                     + "' failed after this transaction had sent to it; those sends are gone, so the transaction rolls"
                     + " back and its message is processed again.");
         }
+        writeFileRecords();
         database.commit();
         for (ProviderLink link : links.values()) {
             if (link.transactedWork) {
@@ -230,6 +241,34 @@ final class Invocation implements FlowContext {
             transacted.commit();
         }
         answerLater();
+    }
+
+    /**
+     * Appends the invocation's FileOutput records to their files, first of its commits: a write that fails (a full
+     * disk) rolls the whole invocation back, its database work and messages with it, and leaves in the file only
+     * the records written before it (which its retry writes again).
+     */
+    private void writeFileRecords() {
+        try {
+            for (int i = 0; i < fileRecords.size(); i++) {
+                try {
+                    fileWriters.get(i).append(fileRecords.get(i));
+                } catch (IOException e) {
+                    throw new UncheckedIOException(fileWriters.get(i) + " in flow '" + definition.name()
+                            + "' could not write a record to " + fileWriters.get(i).directory() + " as the invocation"
+                            + " committed, so it rolls back: " + e, e);
+                }
+            }
+        } finally {
+            forgetFileRecords();
+        }
+    }
+
+    private void forgetFileRecords() {
+        if (!fileRecords.isEmpty()) {
+            fileRecords.clear();
+            fileWriters.clear();
+        }
     }
 
     /** Sends the replies this invocation gave to other invocations' requests, now that it committed. */
@@ -273,6 +312,7 @@ final class Invocation implements FlowContext {
      */
     void rollback() throws JMSException {
         laterReplies.clear();
+        forgetFileRecords();
         database.rollback();
         for (Iterator<ProviderLink> i = links.values().iterator(); i.hasNext(); ) {
             ProviderLink link = i.next();
@@ -530,6 +570,16 @@ final class Invocation implements FlowContext {
     @Override
     public void databaseFailed(String name, SQLException cause) {
         database.failed(name, cause);
+    }
+
+    @Override
+    public void write(FileOutputNode file, byte[] record) throws IOException {
+        if (transactional) {
+            fileRecords.add(record);
+            fileWriters.add(file);
+        } else {
+            file.append(record);
+        }
     }
 
     @Override

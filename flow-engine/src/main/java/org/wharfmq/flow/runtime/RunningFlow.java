@@ -231,6 +231,11 @@ public final class RunningFlow implements AutoCloseable {
         return hosting.bodies();
     }
 
+    /** The longest message body its server takes ({@link FlowHosting#maxMessageBytes}). */
+    int maxMessageBytes() {
+        return hosting.maxMessageBytes();
+    }
+
     /** How its non-transactional readers of queues take their messages ({@link FlowInstance#open}). */
     QueueConsumers queueConsumers() {
         return hosting.consumers();

@@ -66,6 +66,21 @@ class CsvFormatTest {
         assertTrue(many.getMessage().startsWith("CSV record 3 (line 4)"), many.getMessage());
     }
 
+    /**
+     * A record read alone (as the FileInput node reads each record of a file) is line 1 of its body: the fault alone
+     * names no line, only the column, so that the reader can name the record's line in the file.
+     */
+    @Test
+    void theFaultOfARecordReadAloneNamesItsColumnAndNoLine() {
+        RecordFormatException e = assertThrows(RecordFormatException.class,
+                () -> CsvFormat.columns("id", "customer", "total").parse("3,Carl"));
+        assertEquals("CSV record 1 (line 1) cannot be parsed: " + e.fault(), e.getMessage());
+        assertEquals("Not enough column values: expected 3, found 2 (column 3)", e.fault());
+        RecordFormatException spans = assertThrows(RecordFormatException.class,
+                () -> CsvFormat.withHeader().parse("id,name\n1,Ann\n2,\"Bob\n3,Cy\n"));
+        assertTrue(spans.fault().matches("Missing closing quote .* \\(line 5, column \\d+\\)"), spans.fault());
+    }
+
     @Test
     void aRecordLongerThanTheLimitIsRefusedNamingIt() {
         String body = "a,b\n1,2\n3," + "x".repeat(200) + "\n5,6\n";

@@ -106,6 +106,8 @@ class FixedFormatTest {
                 () -> ORDER.parse(bytes("Ann       000003012.5020261201" + "Bob Smith -00012")));
         assertEquals("Fixed-length record 2 (at byte 30) is 16 bytes, shorter than the model's record length of 30 "
                 + "bytes: field 'price' (offset 16, length 6) is cut.", e.getMessage());
+        assertEquals("It is 16 bytes, shorter than the model's record length of 30 bytes: field 'price' (offset 16, "
+                + "length 6) is cut.", e.fault(), "the fault without its place, for a reader that names the place");
     }
 
     @Test
@@ -129,6 +131,7 @@ class FixedFormatTest {
                 () -> ORDER.parse(bytes("Ann       00x003012.5020261201")));
         assertEquals("Fixed-length record 1, field 'qty' (offset 10, length 6): '00x003' is not a whole number.",
                 e.getMessage());
+        assertEquals("Field 'qty' (offset 10, length 6): '00x003' is not a whole number.", e.fault());
         RecordFormatException date = assertThrows(RecordFormatException.class,
                 () -> ORDER.parse(bytes("Ann       000003012.5020261341")));
         assertTrue(date.getMessage().startsWith("Fixed-length record 1, field 'shipped' (offset 22, length 8)"),

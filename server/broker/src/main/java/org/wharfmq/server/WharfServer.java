@@ -40,6 +40,7 @@ import org.wharfmq.server.transport.ConnectionLimits;
 import org.wharfmq.server.transport.ServerChannelInitializer;
 import org.wharfmq.server.transport.TcpListener;
 import org.wharfmq.server.transport.InVmListener;
+import org.wharfmq.server.transport.LeakDetection;
 import org.wharfmq.server.transport.ServerContext;
 
 import java.net.BindException;
@@ -250,6 +251,7 @@ public final class WharfServer implements AutoCloseable {
          * @throws Exception what opening the store or a plugin's start threw
          */
         public WharfServer start() throws Exception {
+            LeakDetection.applyDefault();
             MessageStore opened = store != null ? store : JournalMessageStore.open(config);
             WharfServer server;
             try {

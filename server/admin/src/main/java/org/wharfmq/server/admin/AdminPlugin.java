@@ -57,12 +57,17 @@ public final class AdminPlugin implements ServerPlugin {
     private static final int ANSWER_HEADROOM_BYTES = 4096;
     /** Window of the command queue's consumer: commands run one at a time, so a few ahead are plenty. */
     private static final int PREFETCH = 10;
+    /** The source {@code display settings} names for a queue manager a program embeds and configures in its code. */
+    public static final String EMBEDDED = "the program that embeds the queue manager (its ServerConfig)";
+
     /** The client name the plugin's connection gives in its HELLO, as the connections' listing shows it. */
     private static final String CLIENT_NAME = "wharf-admin-plugin";
 
     private final List<AdminCommands> contributors;
     /** The settings in force of the components beside the queue manager (the plugins'), by their path in the file. */
     private final Supplier<Map<String, Object>> componentSettings;
+    /** Where the settings came from, as {@code display settings} heads them: a file's path, the built-in defaults. */
+    private final String settingsSource;
     private final ObjectMapper json = new ObjectMapper();
     private final Map<String, AdminCommand> commands = new LinkedHashMap<>();
     /** The contributors' commands, gathered by {@link #prepare}; null before. */
@@ -74,19 +79,26 @@ public final class AdminPlugin implements ServerPlugin {
     /** The producer the answers go through, to each request's JMSReplyTo. */
     private int replier;
 
-    /** An admin plugin that also serves {@code contributors}' commands, showing the queue manager's settings alone. */
+    /**
+     * An admin plugin that also serves {@code contributors}' commands, showing the queue manager's settings alone, as
+     * {@value #EMBEDDED}.
+     */
     public AdminPlugin(AdminCommands... contributors) {
-        this(Map::of, contributors);
+        this(EMBEDDED, Map::of, contributors);
     }
 
     /**
      * An admin plugin that also serves {@code contributors}' commands.
      *
+     * @param settingsSource    where the settings came from: the configuration file's path, or the built-in
+     *                          defaults, with the command line's overrides; {@code display settings} says so
      * @param componentSettings the settings in force of the other components (the plugins'), by their path in the
      *                          file ({@code http.port}), passwords redacted: {@code display settings} shows them after
      *                          the queue manager's
      */
-    public AdminPlugin(Supplier<Map<String, Object>> componentSettings, AdminCommands... contributors) {
+    public AdminPlugin(String settingsSource, Supplier<Map<String, Object>> componentSettings,
+                       AdminCommands... contributors) {
+        this.settingsSource = settingsSource;
         this.componentSettings = componentSettings;
         this.contributors = List.of(contributors);
     }
@@ -143,7 +155,10 @@ public final class AdminPlugin implements ServerPlugin {
         commands.put("display-settings", request -> {
             Map<String, Object> settings = new LinkedHashMap<>(server.config().byKey());
             settings.putAll(componentSettings.get());
-            return settings;
+            Map<String, Object> answer = new LinkedHashMap<>();
+            answer.put("source", settingsSource);
+            answer.put("settings", settings);
+            return answer;
         });
         contributed.forEach((name, command) -> {
             if (commands.putIfAbsent(name, command) != null) {

@@ -4,8 +4,10 @@ import java.lang.reflect.Field;
 import java.lang.reflect.Modifier;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.List;
 import java.util.Locale;
+import java.util.Map;
 import java.util.Objects;
 import java.util.function.Function;
 import java.util.function.Predicate;
@@ -112,6 +114,15 @@ public final class Setting<T> {
     /** A list of texts ({@code [a, b]}, or one {@code - } item a line). */
     public static Setting<List<String>> texts(String key, List<String> defaultValue) {
         return new Setting<>(key, defaultValue, Settings::texts, List.of());
+    }
+
+    /**
+     * A block of keys of the file's choosing with their texts ({@link Settings#textsByKey}), in the file's order; by
+     * default none.
+     */
+    public static Setting<Map<String, String>> textsByKey(String key) {
+        return new Setting<>(key, Map.of(), (file, k, absent) -> file.has(k)
+                ? Collections.unmodifiableMap(file.textsByKey(k)) : absent, List.of());
     }
 
     /**

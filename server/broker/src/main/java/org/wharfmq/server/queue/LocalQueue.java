@@ -733,7 +733,7 @@ public final class LocalQueue {
                     || !nothingDelivered.getAsBoolean() || accounting.full()) {
                 return false;
             }
-            consumer.window().spend();
+            consumer.window().spend(0); // a hand-off's taker bounds its messages by count alone
             accounting.countEnqueued();
             accounting.raiseDepth();
             return true;
@@ -787,10 +787,19 @@ public final class LocalQueue {
 
     /** Adds credit (a CREDIT frame) and sends what it now allows. */
     public void addCredit(QueueConsumer consumer, int credit) {
+        addCredit(consumer, credit, 0);
+    }
+
+    /**
+     * Adds credit, and settles {@code settledBytes} of what the consumer held ({@link DeliveryWindow}'s bound for a
+     * consumer inside the queue manager), and sends what that now allows.
+     */
+    public void addCredit(QueueConsumer consumer, int credit, long settledBytes) {
         boolean delivered;
         lock.lock();
         try {
             consumer.window().add(credit);
+            consumer.window().settle(settledBytes);
             delivered = dispatch.fill(consumer, clock.millis());
         } finally {
             unlock();

@@ -19,6 +19,14 @@ import java.util.concurrent.atomic.LongAdder;
  * to come back ({@link #whenAvailable}: producers whose credit was withheld) are woken by the release that brings it
  * back; a release looks for them with one volatile read.
  *
+ * <p>The release that brings the budget back under its maximum wakes every waiter at once, in the order they came;
+ * waking is their turn, not a chance to race for the room: the room is no reservation (the woken producers' messages
+ * come later, each counted as its queue takes it), so a woken waiter that looked at {@link #spent()} again before
+ * going on could find it spent each time, filled by another waiter woken with it whose thread ran first (a producer
+ * whose event loop is busier, starved for good while the others take the room). A woken producer window therefore
+ * returns its credit without looking again (ProducerWindow; BudgetWakeOrderTest shows the starvation it prevents), and
+ * the woken together may take the budget past its maximum by what they held back: at most a window each.
+ *
  * <p>The same accounting serves as the server's disk budget for paged messages ({@link #ofDisk}, setting
  * maxPageBytes), which paging queues count their page records against ({@link Pager#diskBudget()}).
  */

@@ -292,7 +292,7 @@ final class QueueDispatch {
     /** Hands a message to a consumer, spending a credit. */
     void handOver(QueueConsumer consumer, QueuedMessage m) {
         assert lock.isHeldByCurrentThread();
-        consumer.window().spend();
+        consumer.window().spend(m.memoryBytes());
         consumer.deliver(m);
     }
 

@@ -118,6 +118,11 @@ public final class BrokerSession {
     private final PendingRecords acknowledgements = new PendingRecords();
     /** The messages an ACK takes off their queues, one list for every ACK (none is kept past its handling). */
     private final List<QueuedMessage> acknowledging = new ArrayList<>();
+    /**
+     * The bytes each consumer opened from now on may hold handed over and not settled ({@link org.wharfmq.server.queue.DeliveryWindow}); set by
+     * an in-process session's taker before it opens one ({@link #limitConsumersHeldBytes}); unbounded for a client's.
+     */
+    private long consumersMaxHeldBytes = Long.MAX_VALUE;
 
     /**
      * @param id               the id the client chose
@@ -311,9 +316,30 @@ public final class BrokerSession {
 
     /** CREDIT: the consumer or browser may be sent {@code credit} more messages. */
     public void addCredit(int consumerId, int credit) {
+        addCredit(consumerId, credit, 0);
+    }
+
+    /**
+     * Bounds what each consumer opened from now on may hold handed over and not settled to {@code maxHeldBytes}
+     * (at least one message): an in-process session whose taker settles by {@link #addCredit(int, int, long)}.
+     */
+    public void limitConsumersHeldBytes(long maxHeldBytes) {
+        assert eventLoop.inEventLoop();
+        this.consumersMaxHeldBytes = maxHeldBytes;
+    }
+
+    long consumersMaxHeldBytes() {
+        return consumersMaxHeldBytes;
+    }
+
+    /**
+     * As {@link #addCredit(int, int)}, settling {@code settledBytes} of what the consumer holds: for a session inside the
+     * queue manager that bounds it ({@link #limitConsumersHeldBytes}).
+     */
+    public void addCredit(int consumerId, int credit, long settledBytes) {
         ServerConsumer consumer = consumers.get(consumerId);
         if (consumer != null) {
-            consumer.addCredit(credit);
+            consumer.addCredit(credit, settledBytes);
             return;
         }
         ServerBrowser browser = browsers.get(consumerId);

@@ -59,10 +59,11 @@ public final class InProcessTakes implements AutoCloseable {
     private static final Object QUEUE_DELETED = new Object();
 
     /**
-     * A message taken off the queue: its delivery id, how many times it has been delivered (this time included) and
-     * its stored bytes (a retained duplicate: the taker's).
+     * A message taken off the queue: its delivery id, how many times it has been delivered (this time included), its
+     * stored bytes (a retained duplicate: the taker's) and what it counts against the memory budgets
+     * ({@link #consumed}'s {@code heldBytes}).
      */
-    public record Taken(long deliveryId, int deliveryCount, ByteBuf message) {
+    public record Taken(long deliveryId, int deliveryCount, ByteBuf message, long heldBytes) {
     }
 
     private final Channel channel;
@@ -95,11 +96,14 @@ public final class InProcessTakes implements AutoCloseable {
      */
     private volatile long consumedCount;
     private volatile long consumedUpTo = -1;
+    /** {@link #consumed}'s: the bytes of the messages consumed so far, in all; written before the count. */
+    private volatile long consumedBytes;
     /** Whether {@link #settleConsumed} is queued on the loop and has not yet read what was consumed. */
     private final AtomicBoolean settling = new AtomicBoolean();
     /** What {@link #settleConsumed} has settled: the loop's. */
     private long settledCount;
     private long settledUpTo = -1;
+    private long settledBytes;
     private final Runnable settle = this::settleConsumed;
 
     private InProcessTakes(Channel channel, XaBranches xaBranches, ConnectionAccess access) {
@@ -145,8 +149,23 @@ public final class InProcessTakes implements AutoCloseable {
      * @throws WharfException why the consumer was refused (a permission, a selector the grammar refuses ...)
      */
     public void consume(String queue, String selector, int credit, long timeoutMillis) throws InterruptedException {
-        call("Taking the messages of queue '" + queue + "'", id -> session.openConsumer(new Frame.CreateConsumer(id,
-                SESSION, CONSUMER, WireDestination.queue(queue), selector, credit, 0, null)), timeoutMillis);
+        consume(queue, selector, credit, Long.MAX_VALUE, timeoutMillis);
+    }
+
+    /**
+     * As {@link #consume(String, String, int, long)}, handing over no more while the taker holds {@code maxHeldBytes}
+     * or more of messages (their {@link Taken#heldBytes}) it has not {@link #consumed} (so at most one message beyond
+     * them): what waits here counts against the server's memory budget, which the taker's own sends may wait for, so
+     * a taker holding many large messages could spend it all and wait for itself. The rest wait on the queue, which
+     * pages them past its budget as its policy says.
+     */
+    public void consume(String queue, String selector, int credit, long maxHeldBytes, long timeoutMillis)
+            throws InterruptedException {
+        call("Taking the messages of queue '" + queue + "'", id -> {
+            session.limitConsumersHeldBytes(maxHeldBytes);
+            session.openConsumer(new Frame.CreateConsumer(id, SESSION, CONSUMER, WireDestination.queue(queue),
+                    selector, credit, 0, null));
+        }, timeoutMillis);
         // the answer comes from inside openConsumer, before the loop's task ends: ask for the consumer in a task after
         ServerConsumer opened;
         try {
@@ -314,18 +333,20 @@ public final class InProcessTakes implements AutoCloseable {
     }
 
     /**
-     * AUTO_ACKNOWLEDGE's settlement of a message the taker has consumed (delivery {@code deliveryId}, which follows
-     * every delivery consumed before it): it leaves the queue for good, and gives the server's memory budget back, as
-     * soon as the session's loop runs, and its credit goes back with it; the taker does not wait. A task of the loop
+     * AUTO_ACKNOWLEDGE's settlement of a message the taker has consumed ({@code taken}, whose delivery follows every
+     * delivery consumed before it): it leaves the queue for good, and gives the server's memory budget back, as soon
+     * as the session's loop runs, and its credit (and the bytes it held: {@link #consume}'s bound) goes back with it;
+     * the taker does not wait. A task of the loop
      * settles every message consumed until it runs (one is queued at a time: a loop that is busy, or being woken, is not
      * woken again for each), so what the taker has consumed never waits for the taker's next step: its sends may wait
      * for the budget that only this settlement gives back (docs/architecture.md, "Flows inside the queue manager").
      * For the taker's thread, which never mixes it with {@link #acknowledge}.
      */
-    public void consumed(long deliveryId) {
+    public void consumed(Taken taken) {
         assert !loop.inEventLoop() : "the in-process session's taker on the session's own loop";
-        consumedUpTo = deliveryId;
-        consumedCount = consumedCount + 1; // the taker alone writes it
+        consumedUpTo = taken.deliveryId();
+        consumedBytes = consumedBytes + taken.heldBytes(); // the taker alone writes them
+        consumedCount = consumedCount + 1;
         if (settling.compareAndSet(false, true)) {
             loop.execute(settle);
         }
@@ -340,6 +361,7 @@ public final class InProcessTakes implements AutoCloseable {
         assert loop.inEventLoop();
         settling.set(false);
         long count = consumedCount;
+        long bytes = consumedBytes; // after the count: at least the bytes of the messages counted
         long upTo = consumedUpTo;
         // each apart: a run may read a message's id before its count (the taker writes the id first), settling it
         // without its credit; the next run finds the id settled and must still give that credit (a run that returned
@@ -348,9 +370,10 @@ public final class InProcessTakes implements AutoCloseable {
             session.acknowledge(0, List.of(new Frame.Consumed(CONSUMER, upTo)));
             settledUpTo = upTo;
         }
-        if (count != settledCount) {
-            session.addCredit(CONSUMER, (int) (count - settledCount));
+        if (count != settledCount || bytes != settledBytes) {
+            session.addCredit(CONSUMER, (int) (count - settledCount), bytes - settledBytes);
             settledCount = count;
+            settledBytes = bytes;
         }
     }
 
@@ -442,7 +465,7 @@ public final class InProcessTakes implements AutoCloseable {
         @Override
         public void delivered(Delivery delivery) {
             arrivals.add(new Taken(delivery.deliveryId, delivery.deliveryCount,
-                    delivery.message.content().retainedDuplicate()));
+                    delivery.message.content().retainedDuplicate(), delivery.message.memoryBytes()));
         }
 
         @Override

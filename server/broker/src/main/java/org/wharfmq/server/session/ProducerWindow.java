@@ -181,8 +181,12 @@ final class ProducerWindow {
 
     /**
      * {@code holder} has room again: what it held back goes on waiting for another queue this session sent to that is
-     * still over its budget, else it is due and returned now (the server's budget permitting). So a publisher is held
-     * until all its blocking subscriptions are under their budgets, not only the first that drains.
+     * still over its budget, else it is due and returned now (the server's budget permitting, unless the server's
+     * budget is the holder). So a publisher is held until all its blocking subscriptions are under their budgets, not
+     * only the first that drains. A window the server's budget woke returns its bytes without looking at the budget
+     * again: its wait is over ({@link MemoryBudget#whenAvailable} wakes the windows in the order they were held back),
+     * and one that looked again could find the room taken, each time, by a window woken with it whose event loop ran
+     * first.
      */
     private void release(Object holder) {
         Long bytes = heldBack.remove(holder);
@@ -199,7 +203,12 @@ final class ProducerWindow {
             i.remove();
         }
         due += bytes;
-        returnDue();
+        if (holder == budget) {
+            grant(due); // its turn, not a race with the windows woken with it for the room
+            due = 0;
+        } else {
+            returnDue();
+        }
     }
 
     private void grant(long bytes) {

@@ -41,7 +41,8 @@ public final class ServerConsumer implements QueueConsumer {
         this.session = session;
         this.queue = queue;
         this.selector = selector;
-        this.window = new DeliveryWindow(create.credit(), (create.flags() & Frame.CONSUMER_STOPPED) != 0);
+        this.window = new DeliveryWindow(create.credit(), (create.flags() & Frame.CONSUMER_STOPPED) != 0,
+                session.consumersMaxHeldBytes());
     }
 
     /** The id the client chose, unique within the connection. */
@@ -93,10 +94,13 @@ public final class ServerConsumer implements QueueConsumer {
         queue.addConsumer(this);
     }
 
-    /** CREDIT: {@code credit} more messages may be pushed, unless it has stopped. */
-    void addCredit(int credit) {
+    /**
+     * CREDIT: {@code credit} more messages may be pushed, and {@code settledBytes} of those handed over are settled (a
+     * consumer inside the queue manager whose session bounds what it holds), unless it has stopped.
+     */
+    void addCredit(int credit, long settledBytes) {
         if (open) {
-            queue.addCredit(this, credit);
+            queue.addCredit(this, credit, settledBytes);
         }
     }
 

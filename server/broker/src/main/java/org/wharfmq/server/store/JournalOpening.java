@@ -1,6 +1,7 @@
 package org.wharfmq.server.store;
 
 import org.wharfmq.server.config.ServerConfig;
+import org.wharfmq.server.transport.LeakDetection;
 
 import java.io.IOException;
 import java.util.concurrent.CompletableFuture;
@@ -37,8 +38,13 @@ public final class JournalOpening implements AutoCloseable {
         thread.start();
     }
 
-    /** Starts opening {@code config}'s journal, as {@link JournalMessageStore#open(ServerConfig)} does, and returns. */
+    /**
+     * Starts opening {@code config}'s journal, as {@link JournalMessageStore#open(ServerConfig)} does, and returns. The
+     * queue manager's start begins here, before {@code WharfServer}'s: Netty's leak detector is set first (the
+     * buffers of the messages recovered are among the first the server takes).
+     */
     public static JournalOpening begin(ServerConfig config) {
+        LeakDetection.applyDefault();
         return new JournalOpening(config);
     }
 

@@ -69,7 +69,16 @@ final class ChannelAdmin {
         SenderChannel sender = running.sender(name);
         definitions.stop(name);
         sender.stop();
-        return "Channel " + name + " stopped (its transmission queue keeps what it has not sent)";
+        ChannelDefinition d = definitions.definition(name);
+        String queue = d.transmissionQueue();
+        return "Channel " + name + " stopped (" + (transmissionQueueExists(d) ? "its transmission queue keeps what it"
+                + " has not sent" : "its transmission queue " + queue + " does not exist: define it ('"
+                + SenderChannel.defineQueueCommand(queue) + "') before you start the channel again") + ")";
+    }
+
+    /** Whether sender {@code d}'s transmission queue exists: a channel defined before its queue runs without one. */
+    private boolean transmissionQueueExists(ChannelDefinition d) {
+        return running.host().management().queueExists(d.transmissionQueue());
     }
 
     /**
@@ -198,8 +207,10 @@ final class ChannelAdmin {
         if (d.type() == ChannelDefinition.Type.SENDER) {
             SenderChannel sender = running.sender(name);
             if (sender.state() != SenderChannel.State.STOPPED) {
-                throw new IllegalArgumentException("Channel '" + name + "' is " + sender.state() + ": stop it first"
-                        + " ('wharf admin stop channel " + name + "'), then delete it.");
+                throw new IllegalArgumentException("Channel '" + name + "' is not deleted: it is " + sender.state()
+                        + (transmissionQueueExists(d) ? "" : " (its transmission queue " + d.transmissionQueue()
+                        + " does not exist)") + ". Stop it first ('wharf admin stop channel " + name + "'), then delete"
+                        + " it.");
             }
             List<PreparedBranch> doubt = ChannelResolution.inDoubt(
                     running.host().management().preparedBranches(), name);
@@ -220,9 +231,12 @@ final class ChannelAdmin {
         }
         definitions.delete(name);
         LOG.log(System.Logger.Level.INFO, "Channel " + name + " deleted");
-        return "Channel " + name + " deleted"
-                + (d.type() == ChannelDefinition.Type.SENDER ? " (its transmission queue " + d.transmissionQueue()
-                + " keeps what it holds)" : "");
+        if (d.type() != ChannelDefinition.Type.SENDER) {
+            return "Channel " + name + " deleted";
+        }
+        return "Channel " + name + " deleted (its transmission queue " + d.transmissionQueue()
+                + (transmissionQueueExists(d) ? " keeps what it holds)" : " does not exist: nothing was waiting to be"
+                + " sent)");
     }
 
     /**

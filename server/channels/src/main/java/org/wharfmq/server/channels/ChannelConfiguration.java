@@ -97,11 +97,30 @@ public final class ChannelConfiguration {
             "nonPersistentSpeed", ChannelDefinition.NonPersistentSpeed.FAST, ChannelDefinition.NonPersistentSpeed::of)
             .check(s -> s != null, s -> "must be fast or normal, was none"));
     /**
+     * {@code fastConfirmTimeoutMillis} of a sender: how long its partner may leave a confirmation of the messages sent
+     * outside the batches ({@code nonPersistentSpeed: fast}, CHANNEL_FAST_CONFIRM) unanswered, though it keeps the
+     * connection alive (its heartbeats): past it the sender closes the connection and retries ({@code stopCause}
+     * {@link ChannelStatus#FAST_UNCONFIRMED} meanwhile), as it does for a batch unanswered for
+     * {@link #ANSWER_TIMEOUT_MILLIS}. Without it such a partner, holding the whole credit unconfirmed, would stop the
+     * channel's non-persistent traffic for good, and nobody told.
+     */
+    public static final Setting<Long> FAST_CONFIRM_TIMEOUT_MILLIS = sender(
+            Setting.whole("fastConfirmTimeoutMillis", 60_000).atLeast(1));
+    /**
      * {@code maxBatchAttempts} of a receiver: a batch it could not commit this many times is put message by message,
      * each message it cannot put going to the dead-letter queue with the reason (as IBM MQ's MRRTY).
      */
     public static final Setting<Integer> MAX_BATCH_ATTEMPTS = receiver(
             Setting.integer("maxBatchAttempts", 10).atLeast(1));
+    /**
+     * {@code maxSubscriptionSetsPerMinute} of a receiver: the most proxy subscription sets (publish/subscribe
+     * hierarchy) its partner may send a minute, in bursts of as many ({@link SubscriptionSetRate}). A batch with one
+     * more is refused, its partner told why (its sender retries the batch after its retryMillis, the set taken then),
+     * and the log has one line per run of refusals: each set remakes up to maxProxySubscriptions durable
+     * subscriptions, so this bounds that churn in time, not only per set.
+     */
+    public static final Setting<Integer> MAX_SUBSCRIPTION_SETS_PER_MINUTE = receiver(
+            Setting.integer("maxSubscriptionSetsPerMinute", 60).atLeast(1));
     /** The most batches a sender has on the way at once (as IBM MQ's PIPELINELENGTH). */
     public static final int MAX_PIPELINE_LENGTH = 2;
     /**

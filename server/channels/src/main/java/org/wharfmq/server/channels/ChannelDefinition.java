@@ -181,6 +181,16 @@ public final class ChannelDefinition {
         return with(ChannelConfiguration.MAX_RETRY_MILLIS, millis);
     }
 
+    /** This sender waiting up to {@code millis} for its partner to confirm the messages sent outside the batches. */
+    public ChannelDefinition withFastConfirmTimeout(long millis) {
+        return with(ChannelConfiguration.FAST_CONFIRM_TIMEOUT_MILLIS, millis);
+    }
+
+    /** This receiver taking at most {@code sets} proxy subscription sets a minute from its partner. */
+    public ChannelDefinition withMaxSubscriptionSetsPerMinute(int sets) {
+        return with(ChannelConfiguration.MAX_SUBSCRIPTION_SETS_PER_MINUTE, sets);
+    }
+
     /** This sender asking the partner for a heartbeat every {@code millis} (0: none). */
     public ChannelDefinition withHeartbeat(int millis) {
         return with(ChannelConfiguration.HEARTBEAT_MILLIS, millis);
@@ -320,6 +330,11 @@ public final class ChannelDefinition {
         return values.get(ChannelConfiguration.MAX_RETRY_MILLIS);
     }
 
+    /** {@link ChannelConfiguration#FAST_CONFIRM_TIMEOUT_MILLIS}. */
+    public long fastConfirmTimeoutMillis() {
+        return values.get(ChannelConfiguration.FAST_CONFIRM_TIMEOUT_MILLIS);
+    }
+
     /** The heartbeat a sender asks of its partner (0: none). */
     public int heartbeatMillis() {
         return values.get(ChannelConfiguration.HEARTBEAT_MILLIS);
@@ -356,6 +371,11 @@ public final class ChannelDefinition {
     /** How non-persistent messages travel, a sender's and a receiver's: FAST only when both ends say so. */
     public NonPersistentSpeed nonPersistentSpeed() {
         return values.get(ChannelConfiguration.NON_PERSISTENT_SPEED);
+    }
+
+    /** {@link ChannelConfiguration#MAX_SUBSCRIPTION_SETS_PER_MINUTE}. */
+    public int maxSubscriptionSetsPerMinute() {
+        return values.get(ChannelConfiguration.MAX_SUBSCRIPTION_SETS_PER_MINUTE);
     }
 
     /** A receiver's commits of one batch before it puts it message by message, dead-lettering those refused. */

@@ -100,6 +100,8 @@ final class ChannelReceiver implements AutoCloseable {
      * partner's event loop as the messages come, removed as their batch commits.
      */
     private final Set<String> fastIds = ConcurrentHashMap.newKeySet();
+    /** The proxy subscription sets its partners took of maxSubscriptionSetsPerMinute, across their connections. */
+    private final SubscriptionSetRate subscriptionSets = new SubscriptionSetRate();
     /** {@link #reported}'s companion: the nonPersistentSpeed agreed with the partner connected now, null when none. */
     private volatile ChannelDefinition.NonPersistentSpeed agreedSpeed;
 
@@ -290,7 +292,8 @@ final class ChannelReceiver implements AutoCloseable {
             this.opened = opened;
             this.fastAgreed = fast;
             this.from = new ReceiverPuts.Partner(partner.identity(), opened.partnerQueueManager(),
-                    PartnerBinding.boundToIdentity(opened), new SendVerdicts(host.accessControl(), partner.identity()));
+                    PartnerBinding.boundToIdentity(opened), new SendVerdicts(host.accessControl(), partner.identity()),
+                    opened.name(), opened.maxSubscriptionSetsPerMinute(), subscriptionSets);
         }
 
         @Override
@@ -499,8 +502,10 @@ final class ChannelReceiver implements AutoCloseable {
 
         /** Answers the partner that batch {@code b} was not committed, and why; counts the attempt when in step. */
         private void notCommitted(Ended b, boolean inStep, Exception e) {
-            LOG.log(System.Logger.Level.WARNING, "Channel " + opened.name() + ": batch " + b.batchId()
-                    + " not committed: " + e.getMessage());
+            if (!(e instanceof ReceiverPuts.SetsTooOften)) { // logged once a run where it was refused
+                LOG.log(System.Logger.Level.WARNING, "Channel " + opened.name() + ": batch " + b.batchId()
+                        + " not committed: " + e.getMessage());
+            }
             if (inStep) {
                 failedAttempts = failedBatch == b.batchId() ? failedAttempts + 1 : 1;
                 failedBatch = b.batchId();
@@ -617,6 +622,8 @@ final class ChannelReceiver implements AutoCloseable {
                         + " could not put it on '" + routed.intended() + "': " + refused.getMessage()).bytes(), null);
             }
             return true;
+        } catch (ReceiverPuts.SetsTooOften e) {
+            return false; // a proxy subscription set past the rate, logged once a run where it was refused
         } catch (RuntimeException e) {
             LOG.log(System.Logger.Level.WARNING, "Channel " + definition.name() + ": a non-persistent message"
                     + " (nonPersistentSpeed fast) was not put: " + e.getMessage());

@@ -23,9 +23,10 @@ import java.util.List;
  *                               with the receiver's last batch before {@code resolve channel}; a sender knows them
  *                               across a restart, before it learns its numbers from the receiver
  * @param reason                 why the channel is stopped, and the fix: an operator stopped it, or a sender
- *                               stopped by itself (a batch its partner cannot take); else null
- * @param stopCause              what stopped it, for alerts: {@value #OPERATOR}, {@value #BATCH_REFUSED} or
- *                               {@value #PARTNER_BREACH}; null when it is not stopped
+ *                               stopped by itself (a batch its partner cannot take), or a sender retrying after its
+ *                               partner left its FAST messages unconfirmed too long (until it opens again); else null
+ * @param stopCause              what stopped it, for alerts: {@value #OPERATOR}, {@value #BATCH_REFUSED},
+ *                               {@value #PARTNER_BREACH} or {@value #FAST_UNCONFIRMED}; null when it is not stopped
  * @param nonPersistentSpeed     the nonPersistentSpeed both ends agreed when the channel opened ({@code fast} or
  *                               {@code normal}); null while it is not connected
  */
@@ -43,8 +44,13 @@ public record ChannelStatus(String name, String type, String state, String partn
      * reads: {@link ChannelConfiguration#SENDER_MAX_RECEIVE_LENGTH}).
      */
     public static final String PARTNER_BREACH = "partner_breach";
+    /**
+     * A stop cause: a sender closed the connection, its partner having left the messages sent outside the batches
+     * unconfirmed past the channel's {@link ChannelConfiguration#FAST_CONFIRM_TIMEOUT_MILLIS}; shown while it retries.
+     */
+    public static final String FAST_UNCONFIRMED = "fast_unconfirmed";
     /** Every stop cause. */
-    public static final List<String> STOP_CAUSES = List.of(OPERATOR, BATCH_REFUSED, PARTNER_BREACH);
+    public static final List<String> STOP_CAUSES = List.of(OPERATOR, BATCH_REFUSED, PARTNER_BREACH, FAST_UNCONFIRMED);
 
     /** A channel's status as it reports it: stopped by itself when it gives a reason. */
     ChannelStatus(String name, String type, String state, String partner, String transmissionQueue, long messages,

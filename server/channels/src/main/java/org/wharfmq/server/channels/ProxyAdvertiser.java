@@ -13,8 +13,8 @@ import java.util.List;
 import java.util.Map;
 import java.util.SortedSet;
 import java.util.TreeSet;
-import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 
@@ -23,8 +23,9 @@ import java.util.concurrent.atomic.AtomicBoolean;
  * P, the filters of every subscription here but P's own proxy subscriptions (so a partner never hears its own
  * subscriptions back), its temporary topics' and the {@code $SYS} topics' left out. A set goes to P, as a persistent
  * message to its {@link HierarchyMessages#CONTROL_QUEUE} over the channels, when the queue manager starts and
- * whenever P's set changes ({@link org.wharfmq.server.management.Management#observeSubscriptions}); each replaces the
- * last. Runs on a thread of its own ({@code wharf-pubsub-advertiser}), which owns {@link #sent} and the in-VM link.
+ * whenever P's set changes ({@link org.wharfmq.server.management.Management#observeSubscriptions}), at most once per
+ * {@link #SET_INTERVAL_MILLIS}; each replaces the last. Runs on a thread of its own ({@code wharf-pubsub-advertiser}),
+ * which owns {@link #sent} and the in-VM link.
  */
 final class ProxyAdvertiser implements AutoCloseable {
     private static final System.Logger LOG = System.getLogger(ProxyAdvertiser.class.getName());
@@ -32,17 +33,27 @@ final class ProxyAdvertiser implements AutoCloseable {
     /** JMS's Session.AUTO_ACKNOWLEDGE: the session only sends. */
     private static final int AUTO_ACKNOWLEDGE = 1;
     private static final long TIMEOUT_MILLIS = ChannelConfiguration.ANSWER_TIMEOUT_MILLIS;
+    /**
+     * The least time between two rounds of sets, {@value} ms: the changes of subscriptions that come within it go in
+     * the next round, a set per partner (each set replaces the last, so nothing is lost but that delay). A partner's
+     * receiver so takes no more than one a second from this queue manager, within the
+     * {@link ChannelConfiguration#MAX_SUBSCRIPTION_SETS_PER_MINUTE} it refuses past (60 by default, in bursts of as
+     * many), however often applications here subscribe and unsubscribe.
+     */
+    static final long SET_INTERVAL_MILLIS = 1_000;
 
     private final ServerPlugin.Host host;
     private final List<String> partners;
     private final String queueManager;
-    private final ExecutorService thread = Executors.newSingleThreadExecutor(r -> {
+    private final ScheduledExecutorService thread = Executors.newSingleThreadScheduledExecutor(r -> {
         Thread t = new Thread(r, "wharf-pubsub-advertiser");
         t.setDaemon(true);
         return t;
     });
     /** A recount is queued: changes that come meanwhile are in it. */
     private final AtomicBoolean queued = new AtomicBoolean();
+    /** When the last recount began ({@link System#nanoTime}); written by the advertiser's thread. */
+    private volatile long lastRoundNanos = System.nanoTime() - TimeUnit.MILLISECONDS.toNanos(SET_INTERVAL_MILLIS);
     /** The set each partner was last sent (absent: none yet, or its sending failed). */
     private final Map<String, SortedSet<String>> sent = new HashMap<>();
     /** The producer of each partner's control queue. */
@@ -84,11 +95,15 @@ final class ProxyAdvertiser implements AutoCloseable {
         changed();
     }
 
-    /** A subscription was made or ended: count again, once for however many changes come before the count runs. */
+    /**
+     * A subscription was made or ended: count again, once for however many changes come before the count runs, and
+     * not sooner than {@link #SET_INTERVAL_MILLIS} after the last count began.
+     */
     private void changed() {
         if (queued.compareAndSet(false, true)) {
+            long wait = lastRoundNanos + TimeUnit.MILLISECONDS.toNanos(SET_INTERVAL_MILLIS) - System.nanoTime();
             try {
-                thread.execute(this::advertise);
+                thread.schedule(this::advertise, Math.max(0, wait), TimeUnit.NANOSECONDS);
             } catch (java.util.concurrent.RejectedExecutionException closed) {
                 queued.set(false);
             }
@@ -97,6 +112,7 @@ final class ProxyAdvertiser implements AutoCloseable {
 
     private void advertise() {
         queued.set(false);
+        lastRoundNanos = System.nanoTime();
         List<SubscriptionInfo> subscriptions = host.management().subscriptions();
         for (String partner : partners) {
             SortedSet<String> filters = filtersFor(partner, subscriptions);

@@ -62,10 +62,13 @@ final class ReceiverPuts {
     /**
      * Who a receiver channel's messages come from: the user its partner logged in as, the queue manager the channel is
      * bound to (its {@code partnerQueueManager}, null when it has none), whether the channel is bound to its
-     * partner's identity too ({@code partnerUser}, {@code partnerCertificate}: {@link PartnerBinding}), and the
-     * user's send permissions as asked so far ({@code sends}, on the partner connection's event loop).
+     * partner's identity too ({@code partnerUser}, {@code partnerCertificate}: {@link PartnerBinding}), the
+     * user's send permissions as asked so far ({@code sends}, on the partner connection's event loop), and the receiver
+     * channel ({@code channel}: its name, {@code setsPerMinute}: its maxSubscriptionSetsPerMinute, {@code sets}: what
+     * its partners have taken of it).
      */
-    record Partner(Identity user, String queueManager, boolean identityBound, SendVerdicts sends) {
+    record Partner(Identity user, String queueManager, boolean identityBound, SendVerdicts sends, String channel,
+                   int setsPerMinute, SubscriptionSetRate sets) {
 
         /**
          * Why the partner does not speak for {@link #queueManager} in a publish/subscribe hierarchy (its subscription
@@ -237,6 +240,15 @@ final class ReceiverPuts {
                     + " receiver channel of queue manager " + partnerQueueManager + " (its partnerQueueManager): a"
                     + " partner may send its own subscriptions only");
         }
+        SubscriptionSetRate.Verdict verdict = from.sets().take(from.setsPerMinute(), System.nanoTime());
+        if (verdict != SubscriptionSetRate.Verdict.TAKEN) {
+            SetsTooOften refused = new SetsTooOften(tooOften(from));
+            if (verdict == SubscriptionSetRate.Verdict.REFUSED_FIRST) {
+                LOG.log(System.Logger.Level.WARNING, refused.getMessage() + " (logged once until a set is taken"
+                        + " again)");
+            }
+            throw refused;
+        }
         List<String> allowed = new ArrayList<>();
         List<String> refused = new ArrayList<>();
         List<String> tooLong = new ArrayList<>();
@@ -268,6 +280,30 @@ final class ReceiverPuts {
         ByteBuf out = ByteBufAllocator.DEFAULT.buffer();
         taken.encode(out);
         return new Routed(to, queue, out);
+    }
+
+    /**
+     * A partner's proxy subscription set refused for coming more often than its receiver's
+     * maxSubscriptionSetsPerMinute: the batch that holds it is refused, its partner told why (and the log once), and
+     * the set taken when its sender sends the batch again; one outside the batches is dropped, as FAST allows.
+     */
+    static final class SetsTooOften extends RuntimeException {
+        SetsTooOften(String reason) {
+            super(reason, null, false, false);
+        }
+    }
+
+    /** Why {@code from}'s set is refused ({@link SetsTooOften}), and the fix. */
+    private String tooOften(Partner from) {
+        String here = host.config().name();
+        return "queue manager " + here + " refused a proxy subscription set of queue manager " + from.queueManager()
+                + ": sets come over receiver channel '" + from.channel() + "' faster than its"
+                + " maxSubscriptionSetsPerMinute of " + from.setsPerMinute() + " (a minute, in bursts of as many; each"
+                + " set remakes up to maxProxySubscriptions durable subscriptions here). The batch that holds it"
+                + " is refused and taken when the sender sends it again (after its retryMillis), the set with it. Find"
+                + " what makes and ends subscriptions so often on queue manager " + from.queueManager() + ", or"
+                + " raise maxSubscriptionSetsPerMinute of receiver channel '" + from.channel() + "' on queue manager "
+                + here + " ('wharf admin alter channel " + from.channel() + " --set maxSubscriptionSetsPerMinute=N').";
     }
 
     /**

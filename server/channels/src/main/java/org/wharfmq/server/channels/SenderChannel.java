@@ -70,7 +70,10 @@ import java.util.concurrent.locks.ReentrantLock;
  * consumer's credit, so at most the credit ({@code batchSize × pipelineLength}) is written and unconfirmed: that is
  * all a connection lost unnoticed can swallow, however late its loss shows. Before a batch's branch (which would
  * cover them) the sender waits for their confirmation; when the connection ends they are acknowledged, confirmed or
- * not, so none is ever sent twice, and those the lost connection swallowed are lost, as FAST allows.
+ * not, so none is ever sent twice, and those the lost connection swallowed are lost, as FAST allows. A partner that
+ * keeps the connection alive and leaves a confirmation unanswered past {@code fastConfirmTimeoutMillis} would hold the
+ * credit, and so every later FAST message, for good: the sender closes the connection and retries
+ * ({@link #unansweredTooLong}, {@code stopCause} {@link ChannelStatus#FAST_UNCONFIRMED} until the channel opens again).
  * One that comes while a batch is being gathered goes in that batch (the receiver still puts it at once). Persistent
  * messages always go in batches.
  *
@@ -157,6 +160,8 @@ final class SenderChannel implements Runnable {
      * a busy stream's acknowledgement returns credit before the queue runs out of it.
      */
     private final int settleEvery;
+    /** {@link ChannelConfiguration#FAST_CONFIRM_TIMEOUT_MILLIS}, in nanoseconds. */
+    private final long confirmTimeoutNanos;
     /** What the partner has confirmed since the start (read by operators and tests). */
     private final ChannelCounters sent = new ChannelCounters();
     /** The sequence number and last batch id, as operators see them (written by the channel's thread). */
@@ -166,10 +171,22 @@ final class SenderChannel implements Runnable {
     }
 
     /**
-     * A CHANNEL_FAST_CONFIRM on its way: its answer confirms {@code count} messages, the deliveries up to {@code upTo}
-     * (-1: none) and {@code handedOver} taken past the queue.
+     * A CHANNEL_FAST_CONFIRM on its way, asked at {@code askedNanos} ({@link System#nanoTime}): its answer confirms
+     * {@code count} messages, the deliveries up to {@code upTo} (-1: none) and {@code handedOver} taken past the queue.
      */
-    private record Confirming(long upTo, int count, int handedOver, PendingRequests.Request answer) {
+    private record Confirming(long upTo, int count, int handedOver, PendingRequests.Request answer, long askedNanos) {
+    }
+
+    /**
+     * The partner left a confirmation of the messages sent outside the batches unanswered past
+     * {@link ChannelConfiguration#FAST_CONFIRM_TIMEOUT_MILLIS}: the connection is closed and the channel retries, the
+     * message (the reason {@code display chstatus} shows meanwhile, after "Channel NAME stopped: ") saying so and the
+     * fix.
+     */
+    private static final class Unconfirmed extends Exception {
+        Unconfirmed(String reason) {
+            super(reason, null, false, false);
+        }
     }
 
     SenderChannel(ChannelDefinition definition, Host host, String queueManager, SenderResets resets) {
@@ -178,6 +195,7 @@ final class SenderChannel implements Runnable {
         this.queueManager = queueManager;
         this.resets = resets;
         this.settleEvery = Math.max(1, credit(definition) / 2);
+        this.confirmTimeoutNanos = TimeUnit.MILLISECONDS.toNanos(definition.fastConfirmTimeoutMillis());
         this.thread = new Thread(this, "wharf-channel-" + definition.name());
         thread.setDaemon(true);
     }
@@ -245,9 +263,14 @@ final class SenderChannel implements Runnable {
                 throw e;
             }
             throw new WharfException(ErrorCode.UNKNOWN_DESTINATION, "its transmission queue '" + queue + "' does not"
-                    + " exist: define it ('wharf admin define queue " + queue + " --usage transmission', or under"
-                    + " queues: of the configuration with usage: transmission). " + e.getMessage());
+                    + " exist: define it ('" + defineQueueCommand(queue) + "', or under queues: of the configuration"
+                    + " with usage: transmission). " + e.getMessage());
         }
+    }
+
+    /** The command that defines transmission queue {@code queue}, as an operator types it. */
+    static String defineQueueCommand(String queue) {
+        return "wharf admin define queue " + queue + " --usage transmission";
     }
 
     private void runHoldingTheTurn() {
@@ -295,8 +318,17 @@ final class SenderChannel implements Runnable {
                     break;
                 }
                 status = State.RETRYING;
-                LOG.log(System.Logger.Level.WARNING, "Channel " + definition.name() + " to " + definition.connection()
-                        + " stopped (" + e.getMessage() + "); retrying in " + backoff + " ms");
+                if (e instanceof Unconfirmed) {
+                    // shown while the channel retries (until it opens again), as any other stop's cause
+                    stopCause = ChannelStatus.FAST_UNCONFIRMED;
+                    stoppedBecause = e.getMessage();
+                    LOG.log(System.Logger.Level.ERROR, "Channel " + definition.name() + " stopped: " + e.getMessage()
+                            + " Retrying in " + backoff + " ms.");
+                } else {
+                    LOG.log(System.Logger.Level.WARNING, "Channel " + definition.name() + " to "
+                            + definition.connection() + " stopped (" + e.getMessage() + "); retrying in " + backoff
+                            + " ms");
+                }
                 closePartner();
                 closeLocal(); // the batch not confirmed goes back to the transmission queue, in its order
                 try {
@@ -440,6 +472,7 @@ final class SenderChannel implements Runnable {
             }
             settleConfirmed();
             failedConfirmation(); // the connection's loss fails the confirmations on their way: seen at once
+            unansweredTooLong(); // a partner that keeps the connection alive and confirms nothing
             long quiet = System.nanoTime() - lastOutsideBatchNanos;
             if (unconfirmed > 0 && quiet >= settleNanos) {
                 askConfirmation(); // the queue stayed empty
@@ -612,7 +645,7 @@ final class SenderChannel implements Runnable {
         PendingRequests.Request answer = partner.send(Frame.ChannelFastConfirm::new);
         boolean anyDelivered = unconfirmed > unconfirmedHandedOver;
         confirming.addLast(new Confirming(anyDelivered ? unsettledUpTo : -1, unconfirmed, unconfirmedHandedOver,
-                answer));
+                answer, System.nanoTime()));
         unconfirmed = 0;
         unconfirmedHandedOver = 0;
         answer.answer().whenComplete(this::confirmed);
@@ -671,14 +704,59 @@ final class SenderChannel implements Runnable {
      * Waits for the partner to confirm every message sent outside the batches and acknowledges them: before a batch's
      * branch, which takes every delivery up to its last, so that none of them comes back if that batch does.
      */
-    private void confirmOutsideBatch() throws ClientException {
+    private void confirmOutsideBatch() throws ClientException, Unconfirmed {
         askConfirmation();
         Confirming last = confirming.peekLast();
-        if (last != null) {
-            partner.await(last.answer(), ChannelConfiguration.ANSWER_TIMEOUT_MILLIS); // answered in order
+        if (last == null) {
+            return;
+        }
+        // answered in order: the last answers once every one before it has, each within the time from its ask
+        while (!last.answer().await(untilOldestOverdue())) {
             settleConfirmed();
             failedConfirmation();
+            unansweredTooLong();
+            if (Thread.currentThread().isInterrupted()) {
+                throw new ClientException("Channel " + definition.name() + " was interrupted while it waited for its"
+                        + " partner's confirmation", null); // stopping
+            }
         }
+        settleConfirmed();
+        failedConfirmation();
+    }
+
+    /** Nanoseconds until the oldest confirmation on its way has waited its longest; 0 when none waits. */
+    private long untilOldestOverdue() {
+        Confirming oldest = confirming.peekFirst();
+        return oldest == null ? 0 : Math.max(0, oldest.askedNanos() + confirmTimeoutNanos - System.nanoTime());
+    }
+
+    /**
+     * Throws {@link Unconfirmed} when the oldest confirmation on its way has waited for the partner's answer longer
+     * than {@link ChannelConfiguration#FAST_CONFIRM_TIMEOUT_MILLIS}: a partner that keeps the connection alive and
+     * confirms nothing would otherwise hold the whole credit, and so the channel's non-persistent traffic, for good.
+     */
+    private void unansweredTooLong() throws Unconfirmed {
+        Confirming oldest = confirming.peekFirst();
+        if (oldest == null || oldest.answer().answer().isDone()) {
+            return;
+        }
+        long waitedNanos = System.nanoTime() - oldest.askedNanos();
+        if (waitedNanos < confirmTimeoutNanos) {
+            return;
+        }
+        throw new Unconfirmed("its partner at " + definition.connection()
+                + " (queue manager " + partner.serverName() + ", as it names itself) left " + unsettled + " non-persistent"
+                + " messages sent outside the batches (nonPersistentSpeed fast) unconfirmed, the oldest confirmation"
+                + " asked " + TimeUnit.NANOSECONDS.toMillis(waitedNanos) + " ms ago, though the connection stays"
+                + " alive: more than the channel's fastConfirmTimeoutMillis of " + definition.fastConfirmTimeoutMillis()
+                + " ms. Until they are confirmed they hold the channel's credit (" + credit(definition) + " messages),"
+                + " so its non-persistent messages would stop flowing. The sender closed the connection and retries"
+                + " (retryMillis); those messages are dropped, as nonPersistentSpeed fast allows (never sent twice), and"
+                + " the rest wait on transmission queue " + definition.transmissionQueue() + ". Check receiver channel "
+                + definition.name() + " on queue manager " + partner.serverName() + " (its log) and what answers at "
+                + definition.connection() + "; to send non-persistent messages in the batches instead, set"
+                + " nonPersistentSpeed normal ('wharf admin alter channel " + definition.name() + " --non-persistent-speed"
+                + " normal' on queue manager " + queueManager + ").");
     }
 
     /**
@@ -839,6 +917,7 @@ final class SenderChannel implements Runnable {
         fast = askFast && status.fastNonPersistent(); // the partner may say normal: then every message goes in batches
         agreedSpeed = fast ? ChannelDefinition.NonPersistentSpeed.FAST : ChannelDefinition.NonPersistentSpeed.NORMAL;
         reported = new Reported(sequence, batchId);
+        stoppedBecause = null; // the partner opened the channel: a cause it retried for is past
         resolve(batchId);
         LOG.log(System.Logger.Level.INFO, "Channel " + definition.name() + " to queue manager "
                 + partner.serverName() + " at " + definition.connection() + " is running (sequence " + sequence

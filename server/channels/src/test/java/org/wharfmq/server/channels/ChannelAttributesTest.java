@@ -77,7 +77,7 @@ class ChannelAttributesTest {
         Map<String, String> attributes = ChannelAttributes.of(receiver);
 
         assertEquals(List.of("type", "partnerUser", "partnerCertificate", "partnerQueueManager", "nonPersistentSpeed",
-                "maxBatchAttempts"), List.copyOf(attributes.keySet()), "the partner's keys first");
+                "maxBatchAttempts", "maxSubscriptionSetsPerMinute"), List.copyOf(attributes.keySet()), "the partner's keys first");
         assertEquals(receiver, ChannelAttributes.read("QM1.TO.QM2", attributes, "the test"));
     }
 

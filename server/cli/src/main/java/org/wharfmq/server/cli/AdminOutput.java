@@ -200,11 +200,14 @@ final class AdminOutput {
         table.print(out);
     }
 
-    /** The settings in force, the queue manager's and its components', one a line: key (its path) and value. */
-    static void settings(JsonNode settings, PrintWriter out) {
-        out.println("Settings in force (config/wharf.yaml)");
+    /**
+     * The settings in force, the queue manager's and its components', one a line: key (its path) and value, under
+     * where they came from (the configuration file, the built-in defaults, the command line's overrides).
+     */
+    static void settings(JsonNode answer, PrintWriter out) {
+        out.println("Settings in force, from " + answer.get("source").asText());
         Fields fields = new Fields();
-        settings.fields().forEachRemaining(setting -> fields.add(setting.getKey(),
+        answer.get("settings").fields().forEachRemaining(setting -> fields.add(setting.getKey(),
                 setting.getValue().isNull() ? null : setting.getValue().asText()));
         fields.print(out);
     }

@@ -51,10 +51,15 @@ import java.util.Map;
  * @param hierarchy its parent and children in a publish/subscribe hierarchy, none when the file has no
  *                  {@code hierarchy:}
  * @param warnings  what the file gives at an old place, each naming the key, its line and its new place
+ * @param source    where the settings came from, as {@code wharf admin display settings} heads them: the file's
+ *                  absolute path, or {@value #BUILT_IN}; the command line's overrides after it ({@link #overriddenBy})
  */
 public record ConfigurationFile(ServerConfig server, FlowHostSettings flowHost, HttpSettings http,
                                 SecuritySettings security, ChannelSettings channels, ReplicationSettings replication,
-                                HierarchySettings hierarchy, List<String> warnings) {
+                                HierarchySettings hierarchy, List<String> warnings, String source) {
+
+    /** The {@link #source} of the settings of a server started without a file. */
+    public static final String BUILT_IN = "the built-in defaults (no --config file)";
 
     /**
      * Where each component declares its settings ({@link Setting}s in a class of named defaults), and the section of
@@ -130,13 +135,23 @@ public record ConfigurationFile(ServerConfig server, FlowHostSettings flowHost, 
                     + "the configuration has no replication block: add one (config/wharf.yaml), or leave --replica out.");
         }
         return new ConfigurationFile(server, flowHost, http, security, channels, replication.withMember(id), hierarchy,
-                warnings);
+                warnings, source);
+    }
+
+    /**
+     * This configuration with the command line's {@code options} (as {@code --port}) over it: its {@link #source}
+     * names them after the file's. The settings themselves the caller overrides ({@code wharf server}).
+     */
+    public ConfigurationFile overriddenBy(List<String> options) {
+        return options.isEmpty() ? this : new ConfigurationFile(server, flowHost, http, security, channels,
+                replication, hierarchy, warnings, source + "; " + String.join(", ", options)
+                + " from the command line");
     }
 
     /** The built-in defaults, as when no file is given: every setting at its default, no flows, no HTTP listener. */
     public static ConfigurationFile defaults() {
         return new ConfigurationFile(ServerConfig.defaults(), FlowHostSettings.defaults(), null, null,
-                ChannelSettings.none(), null, HierarchySettings.none(), List.of());
+                ChannelSettings.none(), null, HierarchySettings.none(), List.of(), BUILT_IN);
     }
 
     /**
@@ -161,7 +176,7 @@ public record ConfigurationFile(ServerConfig server, FlowHostSettings flowHost, 
                 http.check(server);
             }
             return new ConfigurationFile(server, flowHost, http, security, channels, replication, hierarchy,
-                    file.warnings());
+                    file.warnings(), yaml.toAbsolutePath().normalize().toString());
         } catch (ConfigurationException e) {
             throw inFile(e, yaml);
         }

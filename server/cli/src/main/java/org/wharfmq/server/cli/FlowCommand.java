@@ -1,5 +1,6 @@
 package org.wharfmq.server.cli;
 
+import org.wharfmq.flow.FlowProperties;
 import org.wharfmq.flow.runtime.FlowJar;
 import org.wharfmq.flow.runtime.RunningFlow;
 import org.wharfmq.server.flow.FlowCommands;
@@ -98,7 +99,7 @@ final class FlowCommand implements Runnable {
         RunningFlow flow;
         try {
             flowJar = FlowJar.open(jar, FlowCommand.class.getClassLoader());
-            flow = RunningFlow.start(flowJar.createFlow(className), server.factory(), instances,
+            flow = RunningFlow.start(flowJar.createFlow(className, FlowProperties.NONE), server.factory(), instances,
                     false, flowJar.classLoader());
         } catch (JMSException | RuntimeException | java.io.IOException e) {
             spec.commandLine().getErr().println("wharf: " + e.getMessage());

@@ -52,7 +52,7 @@ final class QueueManagerStart implements AutoCloseable {
             FlowHost flows = new FlowHost(file.flowHost(), http);
             ChannelsPlugin channels = new ChannelsPlugin(file.channels());
             PubSubHierarchy hierarchy = new PubSubHierarchy(file.hierarchy(), channels);
-            admin = new AdminPlugin(file::componentSettings, flows.adminCommands(),
+            admin = new AdminPlugin(file.source(), file::componentSettings, flows.adminCommands(),
                     channels.adminCommands(), hierarchy.adminCommands(), new ReplicationCommands(member));
             metrics = new MetricsPlugin(http.routes(), flows, channels, hierarchy);
             // the hierarchy's control queue before the channels that bring to it; the channels early (they move

@@ -11,6 +11,8 @@ import picocli.CommandLine.Option;
 
 import java.net.BindException;
 import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CountDownLatch;
 
@@ -67,19 +69,25 @@ final class ServerCommand implements Callable<Integer> {
         try {
             file = configFile == null ? ConfigurationFile.defaults() : ConfigurationFile.load(configFile);
             file.warnings().forEach(warning -> System.err.println("wharf: warning: " + warning));
+            List<String> overrides = new ArrayList<>();
             if (replica != null) {
                 file = file.withReplica(replica);
+                overrides.add("--replica");
             }
             ServerConfig.Builder settings = file.server().toBuilder();
             if (port != null) {
                 settings.port(port);
+                overrides.add("--port");
             }
             if (dataDirectory != null) {
                 settings.dataDirectory(dataDirectory);
+                overrides.add("--data");
             }
             if (standby) {
                 settings.standby(true);
+                overrides.add("--standby");
             }
+            file = file.overriddenBy(overrides);
             if (file.replication() != null) {
                 member = memberId(file.replication());
                 if (dataDirectory == null) {

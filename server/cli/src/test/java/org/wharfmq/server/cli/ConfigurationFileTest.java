@@ -20,6 +20,7 @@ import org.wharfmq.server.config.TlsConfiguration;
 import org.wharfmq.server.config.TopicConfiguration;
 import org.wharfmq.server.config.TopicDefinition;
 import org.wharfmq.server.flow.FlowConfig;
+import org.wharfmq.server.flow.FlowHostConfiguration;
 import org.wharfmq.server.flow.FlowHostSettings;
 import org.wharfmq.server.http.HttpConfiguration;
 import org.wharfmq.server.http.HttpSettings;
@@ -332,7 +333,7 @@ class ConfigurationFileTest {
         Path file = write("flows:\n  - jar: x.jar\n    klass: X\n");
         ConfigurationException e = assertThrows(ConfigurationException.class, () -> ConfigurationFile.load(file));
         assertTrue(e.getMessage().startsWith("Unknown setting 'flows[0].klass' in " + file), e.getMessage());
-        assertTrue(e.getMessage().endsWith("Known settings here: class, instances, jar."), e.getMessage());
+        assertTrue(e.getMessage().endsWith("Known settings here: class, instances, jar, properties."), e.getMessage());
     }
 
     @Test
@@ -345,13 +346,23 @@ class ConfigurationFileTest {
                 flows:
                   - jar: a.jar
                     class: A
+                  - jar: b.jar
+                    class: B
+                    properties:
+                      serviceUrl: http://mq2:7480/flows/echo
+                      region: west
                 """));
         FlowHostSettings flowHost = file.flowHost();
         assertTrue(flowHost.remoteDeploy());
         assertEquals("flows", flowHost.user());
         assertEquals("secret", flowHost.password());
         assertFalse(flowHost.toString().contains("secret"), flowHost.toString());
-        assertEquals(List.of(new FlowConfig("a.jar", "A", null)), flowHost.flows());
+        assertEquals(List.of(new FlowConfig("a.jar", "A", null), new FlowConfig("b.jar", "B", null)
+                .with(FlowHostConfiguration.FlowEntry.PROPERTIES, Map.of("serviceUrl", "http://mq2:7480/flows/echo",
+                        "region", "west"))), flowHost.flows());
+        assertEquals(List.of("serviceUrl", "region"), List.copyOf(flowHost.flows().get(1).properties().keySet()),
+                "in the file's order");
+        assertEquals(Map.of(), flowHost.flows().get(0).properties());
         assertEquals(List.of(), file.warnings(), "nothing at an old place");
         assertRefused("flowHost:\n  user: flows\n", "Setting flowHost.user 'flows' needs flowHost.password too");
         assertRefused("flowHost:\n  remoteDeploy: maybe\n", "Invalid value for setting 'flowHost.remoteDeploy'");

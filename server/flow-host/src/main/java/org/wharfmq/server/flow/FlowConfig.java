@@ -8,6 +8,7 @@ import org.wharfmq.server.config.Settings;
 
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 
 /**
  * A message flow the {@link FlowHost} deploys when the server starts: an entry under {@code flows} in the
@@ -72,6 +73,11 @@ public final class FlowConfig extends SettingsEntry<FlowConfig> {
     /** Threads per input node ({@link FlowHostConfiguration.FlowEntry#INSTANCES}). */
     public int instanceCount() {
         return get(FlowHostConfiguration.FlowEntry.INSTANCES);
+    }
+
+    /** The texts by name its factory reads ({@link FlowHostConfiguration.FlowEntry#PROPERTIES}): none by default. */
+    public Map<String, String> properties() {
+        return get(FlowHostConfiguration.FlowEntry.PROPERTIES);
     }
 
     /** A flow as errors name it: {@code flow org.example.Orders}, or {@code unnamed} without a class. */

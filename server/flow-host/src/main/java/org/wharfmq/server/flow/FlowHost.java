@@ -3,6 +3,7 @@ package org.wharfmq.server.flow;
 import io.netty.util.concurrent.FastThreadLocalThread;
 import org.wharfmq.flow.FlowDefinition;
 import org.wharfmq.flow.FlowFactory;
+import org.wharfmq.flow.FlowProperties;
 import org.wharfmq.flow.Node;
 import org.wharfmq.flow.node.SqlNode;
 import org.wharfmq.flow.runtime.FlowHosting;
@@ -41,7 +42,8 @@ import java.util.TreeSet;
  * flow ...}) are served by the admin plugin, on the admin command queue. A redeploy of a flow with the same name drains the
  * running one first (its in-flight invocations finish, unread messages stay on the queue) and then starts the new
  * one, so nothing is lost or processed twice. Deployments are serialised (one at a time, under this object's
- * lock); reading the list is cheap.
+ * lock); reading the list is cheap. Each flow is built with {@link FlowProperties}: a configured flow's entry's
+ * {@code properties:}, none for the others, and the HTTP listener's address as configured.
  *
  * <h2>Deploying over the wire</h2>
  * A jar sent with {@code wharf flow deploy} is code the server runs, from anyone with the admin permission. It is
@@ -67,6 +69,8 @@ public final class FlowHost implements ServerPlugin {
     private final FileDirectories fileDirectories;
     private final Map<String, JmsProvider> jmsProviders = new LinkedHashMap<>();
     private final HttpEndpoints http;
+    /** The HTTP listener the flows' HTTPInput nodes serve on, or null: its address goes into their FlowProperties. */
+    private final HttpPlugin listener;
     private final Map<String, DeployedFlow> flows = new LinkedHashMap<>();
     // set once by start, from the server's settings
     private ConnectionFactory connectionFactory;
@@ -84,6 +88,8 @@ public final class FlowHost implements ServerPlugin {
     private FlowHosting hosting;
     private boolean remoteDeploy;
     private long uploads;
+    /** The HTTP listener's address as configured ({@link HttpPlugin#configuredUrl}), or null; set once by start. */
+    private String serverHttpUrl;
 
     /**
      * A flow host with the default settings: it starts no flow of its own (flows come from the Java API), its flows
@@ -98,7 +104,7 @@ public final class FlowHost implements ServerPlugin {
      * flows cannot have HTTPInput nodes: there is no HTTP listener for them.
      */
     public FlowHost(FlowHostSettings settings) {
-        this(settings, HttpEndpoints.NONE);
+        this(settings, HttpEndpoints.NONE, null);
     }
 
     /**
@@ -106,14 +112,15 @@ public final class FlowHost implements ServerPlugin {
      * before the HTTP plugin: the paths of the flows it starts are then served once the listener listens.
      */
     public FlowHost(FlowHostSettings settings, HttpPlugin http) {
-        this(settings, new FlowHttpPaths(http));
+        this(settings, new FlowHttpPaths(http), http);
     }
 
-    private FlowHost(FlowHostSettings settings, HttpEndpoints http) {
+    private FlowHost(FlowHostSettings settings, HttpEndpoints http, HttpPlugin listener) {
         this.settings = settings;
         this.fileDirectories = new FileDirectories(settings.fileDirectories());
         settings.jmsProviders().forEach(provider -> jmsProviders.put(provider.name(), provider));
         this.http = http;
+        this.listener = listener;
     }
 
     /** The flow host's admin commands ({@code wharf flow ...}), for the admin plugin to serve. */
@@ -146,10 +153,11 @@ public final class FlowHost implements ServerPlugin {
             asFlowUser.setPassword(settings.password());
             connectionFactory = asFlowUser;
             hosting = new FlowHosting(FastThreadLocalThread::new, WharfBodies.INSTANCE,
-                    new InProcessInputs(server, settings.user()));
+                    new InProcessInputs(server, settings.user()), config.maxMessageLength());
             if (http instanceof FlowHttpPaths paths) {
                 paths.attach(new HttpCallers(server));
             }
+            serverHttpUrl = listener == null ? null : listener.configuredUrl(config);
             startDataSources(config, server.vmUrl());
             uploadDirectory = config.dataDirectory().resolve("flows");
             records = new DeploymentRecords(uploadDirectory);
@@ -168,7 +176,8 @@ public final class FlowHost implements ServerPlugin {
             }
             Map<String, DeployedFlow> kept = new LinkedHashMap<>(flows);
             for (FlowConfig flow : settings.flows()) {
-                deployConfigured(configuredJar(flow.jar()), flow.className(), flow.instanceCount(), kept);
+                deployConfigured(configuredJar(flow.jar()), flow.className(), flow.instanceCount(),
+                        flow.properties(), kept);
             }
         }
     }
@@ -270,10 +279,10 @@ public final class FlowHost implements ServerPlugin {
         }
     }
 
-    private void deployConfigured(Path jarPath, String className, int instances, Map<String, DeployedFlow> kept)
-            throws JMSException {
+    private void deployConfigured(Path jarPath, String className, int instances, Map<String, String> properties,
+                                  Map<String, DeployedFlow> kept) throws JMSException {
         FlowJar jar = FlowJar.open(jarPath, FlowHost.class.getClassLoader());
-        FlowDefinition definition = build(jar, className);
+        FlowDefinition definition = build(jar, className, properties);
         DeployedFlow deployed = kept.get(definition.name());
         if (deployed != null) {
             jar.close();
@@ -305,7 +314,7 @@ public final class FlowHost implements ServerPlugin {
      */
     public synchronized DeployedFlow deploy(FlowFactory factory, int instances) throws JMSException {
         requireStarted();
-        return start(factory.create(), factory.getClass().getName(), null, instances, null);
+        return start(factory.create(properties(Map.of())), factory.getClass().getName(), null, instances, null);
     }
 
     private void requireStarted() {
@@ -348,7 +357,7 @@ public final class FlowHost implements ServerPlugin {
     private DeployedFlow deploy(Path jarPath, String className, int instances, Path record, boolean writeRecord)
             throws JMSException {
         FlowJar jar = FlowJar.open(jarPath, FlowHost.class.getClassLoader());
-        FlowDefinition definition = build(jar, className);
+        FlowDefinition definition = build(jar, className, Map.of());
         if (writeRecord) {
             try {
                 // before the running flow of that name is stopped and forgotten: a crash in between then finds both
@@ -370,13 +379,18 @@ public final class FlowHost implements ServerPlugin {
         }
     }
 
-    private static FlowDefinition build(FlowJar jar, String className) {
+    private FlowDefinition build(FlowJar jar, String className, Map<String, String> properties) {
         try {
-            return jar.createFlow(className);
+            return jar.createFlow(className, properties(properties));
         } catch (RuntimeException e) {
             jar.close();
             throw e;
         }
+    }
+
+    /** What a flow's factory is told: {@code values} and this server's HTTP listener. */
+    private FlowProperties properties(Map<String, String> values) {
+        return new FlowProperties(values, serverHttpUrl);
     }
 
     /** Stops the running flow of the same name (forgetting it), then starts this one. */

@@ -4,6 +4,7 @@ import org.wharfmq.server.config.Setting;
 
 import java.nio.file.Path;
 import java.util.List;
+import java.util.Map;
 
 /**
  * The flow host's settings and defaults (docs/flows.md): each key of its {@code flowHost:} block of config/wharf.yaml
@@ -57,6 +58,16 @@ public final class FlowHostConfiguration {
      */
     public static final int IN_PROCESS_INPUT_CREDIT = 1_000;
 
+    /**
+     * The bytes of messages (as the memory budgets count them) a non-transactional reader's input, taken inside the
+     * queue manager, may hold handed ahead of the flow and not yet received: {@value} (a producer's default window),
+     * beyond which the queue hands over no more, so at most one message beyond it. What a reader holds counts against
+     * the server's memory budget, which the flow's own sends wait for while it is spent: a reader handed its credit's
+     * worth of large messages could spend the whole budget and wait for itself (FlowInputMemoryBudgetTest). The rest
+     * wait on the queue, which pages them past the budget's paging threshold (the default policy).
+     */
+    public static final long IN_PROCESS_INPUT_BYTES = 256 * 1024;
+
     /** How long opening or closing an input taken inside the queue manager waits for it: {@value} ms. */
     public static final long IN_PROCESS_TIMEOUT_MILLIS = 10_000;
 
@@ -72,6 +83,11 @@ public final class FlowHostConfiguration {
         public static final Setting<String> CLASS = Setting.text("class", null);
         /** {@code instances}: threads per input node, at least 1: default 1. */
         public static final Setting<Integer> INSTANCES = Setting.integer("instances", 1).atLeast(1);
+        /**
+         * {@code properties}: texts by name that the flow's factory reads ({@code FlowFactory.create(FlowProperties)}),
+         * as App Connect's user-defined properties: none by default.
+         */
+        public static final Setting<Map<String, String>> PROPERTIES = Setting.textsByKey("properties");
 
         private FlowEntry() {
         }

@@ -98,7 +98,7 @@ final class InProcessConsumer implements MessageConsumer {
         } finally {
             taken.message().release(); // the body was copied out (or its array kept: MessageCodec's decoding)
         }
-        takes.consumed(taken.deliveryId());
+        takes.consumed(taken);
         return message;
     }
 

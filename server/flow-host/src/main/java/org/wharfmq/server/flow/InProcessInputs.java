@@ -40,7 +40,7 @@ final class InProcessInputs implements QueueConsumers {
         InProcessTakes takes = server.takeMessages(identity(), "flow '" + flow + "'");
         try {
             takes.consume(queue, selector, FlowHostConfiguration.IN_PROCESS_INPUT_CREDIT,
-                    FlowHostConfiguration.IN_PROCESS_TIMEOUT_MILLIS);
+                    FlowHostConfiguration.IN_PROCESS_INPUT_BYTES, FlowHostConfiguration.IN_PROCESS_TIMEOUT_MILLIS);
             return new InProcessConsumer(takes, selector);
         } catch (WharfException e) {
             takes.close();

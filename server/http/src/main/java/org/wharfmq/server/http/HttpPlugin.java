@@ -69,6 +69,29 @@ public final class HttpPlugin implements ServerPlugin {
         return settings != null;
     }
 
+    /**
+     * Where a client on this machine reaches this listener, as its settings give it ({@code http://127.0.0.1:7480}):
+     * known before it listens, for what the server sets up first (a flow's {@code FlowProperties}). A listener on
+     * every interface ({@code 0.0.0.0}, {@code ::}) is reached on the loopback address.
+     *
+     * @param server the server's settings, whose {@code host} the listener binds when its own is left out
+     * @return null when it has no settings, or its port is chosen when it starts ({@code port: 0})
+     */
+    public String configuredUrl(ServerConfig server) {
+        if (settings == null || settings.port() == 0) {
+            return null;
+        }
+        String host = settings.host() != null ? settings.host() : server.host();
+        if (host == null || host.isBlank() || host.equals("0.0.0.0")) {
+            host = "127.0.0.1";
+        } else if (host.equals("::") || host.equals("[::]")) {
+            host = "[::1]";
+        } else if (host.contains(":") && !host.startsWith("[")) {
+            host = "[" + host + "]"; // an IPv6 address in a URL
+        }
+        return (settings.tls() ? "https://" : "http://") + host + ":" + settings.port();
+    }
+
     /** What this listener serves: register routes here. */
     public HttpRoutes routes() {
         return routes;

@@ -58,8 +58,9 @@ class ChannelDefinitionAdminTest {
                 ChannelDefinition.receiver("TO.QM1", null, "QM2")));
         String url2 = qm2.server().tcpUrl();
 
-        assertEquals("Channel TO.QM2 (receiver, defined at run time)\n  partnerQueueManager  QM1\n"
-                + "  nonPersistentSpeed   normal\n  maxBatchAttempts     3\n",
+        assertEquals("Channel TO.QM2 (receiver, defined at run time)\n  partnerQueueManager           QM1\n"
+                + "  nonPersistentSpeed            normal\n  maxBatchAttempts              3\n"
+                + "  maxSubscriptionSetsPerMinute  60\n",
                 AdminCli.ok(url2, "define", "channel", "TO.QM2", "--type", "receiver", "--partner-qmgr", "QM1",
                         "--non-persistent-speed", "normal", "--max-batch-attempts", "3"));
         String[] sender = {"channel", "TO.QM2", "--type", "sender", "--connection", "tcp://127.0.0.1:" + qm2Port,
@@ -77,7 +78,8 @@ class ChannelDefinitionAdminTest {
         assertEquals("Channel 'TO.QM2' is RUNNING: its [connection] cannot change under it. Stop it first ('wharf admin"
                 + " stop channel TO.QM2'), alter it, then start it.",
                 AdminCli.refused(url1, "alter", "channel", "TO.QM2", "--connection", "tcp://127.0.0.1:1"));
-        assertEquals("Channel 'TO.QM2' is RUNNING: stop it first ('wharf admin stop channel TO.QM2'), then delete it.",
+        assertEquals("Channel 'TO.QM2' is not deleted: it is RUNNING. Stop it first ('wharf admin stop channel"
+                + " TO.QM2'), then delete it.",
                 AdminCli.refused(url1, "delete", "channel", "TO.QM2"));
         assertEquals("Channel TO.QM2 altered; they take effect when it next starts (it is RUNNING)\n",
                 AdminCli.ok(url1, "alter", "channel", "TO.QM2", "--batch-size", "7", "--set", "connectTimeoutMillis=8000"));
@@ -155,7 +157,8 @@ class ChannelDefinitionAdminTest {
         AdminCli.ok(url1, "stop", "channel", "TO.QM2");
         assertEquals("Channel TO.QM2 deleted (its transmission queue QM2 keeps what it holds)\n",
                 AdminCli.ok(url1, "delete", "channel", "TO.QM2"));
-        assertEquals("Channel NOWHERE deleted (its transmission queue QM9 keeps what it holds)\n",
+        assertEquals("Channel NOWHERE deleted (its transmission queue QM9 does not exist: nothing was waiting to be"
+                + " sent)\n",
                 AdminCli.ok(url1, "delete", "channel", "NOWHERE"));
         qm1.restart();
         url1 = qm1.server().tcpUrl();

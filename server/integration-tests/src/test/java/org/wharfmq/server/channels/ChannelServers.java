@@ -65,6 +65,15 @@ final class ChannelServers implements AutoCloseable {
         return status;
     }
 
+    /** Waits until {@code condition} holds (it polls what the queue manager reports); fails naming {@code what}. */
+    static void await(java.util.function.BooleanSupplier condition, String what) {
+        long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(EXPECTED_MS);
+        while (!condition.getAsBoolean() && System.nanoTime() < deadline) {
+            LockSupport.parkNanos(1_000_000);
+        }
+        assertTrue(condition.getAsBoolean(), "did not happen: " + what);
+    }
+
     /** Waits until the first of {@code channels} reports STOPPED, with a reason, and returns its status. */
     static ChannelStatus awaitStopped(ChannelsPlugin channels) {
         long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(EXPECTED_MS);

@@ -24,9 +24,10 @@ import java.util.function.BiConsumer;
 
 /**
  * A queue manager's receiving end as a hostile partner speaks it, over TCP: it logs a sender in anonymously, declaring
- * {@link #maxMessageLength} and the name {@link #name}, answers CHANNEL_OPEN with a CHANNEL_STATUS of sequence 0, and
- * hands every later frame to {@link #onFrame} (by default: none answered), where a test misbehaves. Every frame it
- * took is in {@link #received}, messages released.
+ * {@link #maxMessageLength} and the name {@link #name}, answers CHANNEL_OPEN with a CHANNEL_STATUS of sequence 0 (and
+ * nonPersistentSpeed fast when {@link #fastNonPersistent}), answers every heartbeat (so the connection stays alive),
+ * and hands every later frame to {@link #onFrame} (by default: none answered), where a test misbehaves. Every frame it
+ * took but heartbeats is in {@link #received}, messages released.
  */
 final class FakePartner implements AutoCloseable {
     private final EventLoopGroup group = new NioEventLoopGroup(1);
@@ -34,6 +35,8 @@ final class FakePartner implements AutoCloseable {
     final BlockingQueue<Frame> received = new LinkedBlockingQueue<>();
     volatile String name = "QM2";
     volatile int maxMessageLength = Integer.MAX_VALUE;
+    /** Whether it agrees to nonPersistentSpeed fast when the sender asks for it. */
+    volatile boolean fastNonPersistent;
     /** What the partner does with a frame after the open: the frame and the connection it came on. */
     volatile BiConsumer<Frame, Channel> onFrame = (f, c) -> { };
 
@@ -80,6 +83,7 @@ final class FakePartner implements AutoCloseable {
                 ReferenceCountUtil.release(m.message());
             }
             if (f instanceof Frame.Ping) {
+                ctx.writeAndFlush(new Frame.Ping()); // alive, whatever else it answers
                 return;
             }
             received.add(f);
@@ -89,7 +93,8 @@ final class FakePartner implements AutoCloseable {
                 ctx.writeAndFlush(new Frame.HelloOk(ProtocolVersion.CURRENT, name, "0", 0, maxMessageLength, "",
                         new byte[0]));
             } else if (f instanceof Frame.ChannelOpen open) {
-                ctx.writeAndFlush(new Frame.ChannelStatus(open.requestId(), 0, 0, false));
+                ctx.writeAndFlush(new Frame.ChannelStatus(open.requestId(), 0, 0,
+                        fastNonPersistent && open.fastNonPersistent()));
             } else {
                 onFrame.accept(f, ctx.channel());
             }

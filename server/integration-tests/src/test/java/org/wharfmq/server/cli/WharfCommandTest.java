@@ -59,10 +59,36 @@ class WharfCommandTest {
         assertNotNull(ready, "the server exited before it was ready");
         assertTrue(ready.matches("Wharf queue manager CLIQM ready on tcp://127\\.0\\.0\\.1:\\d+ and vm://cli-test \\(config "
                 + java.util.regex.Pattern.quote(config.toString()) + "\\)"), ready);
+        assertEquals("Settings in force, from " + config.toAbsolutePath() + "; --port, --data from the command line",
+                settingsHeading(ready), "the file's path, and the command line's overrides");
         process.toHandle().destroy(); // SIGTERM; Process.destroy() would also close the pipes we still read
         assertTrue(process.waitFor(TIMEOUT_SECONDS, TimeUnit.SECONDS), "server did not stop on SIGTERM");
         assertEquals("Wharf queue manager CLIQM stopped", out.readLine());
         assertEquals(null, out.readLine(), "exactly one line besides the stop line");
+    }
+
+    /** A server started without --config runs on the built-in defaults, and display settings says so. */
+    @Test
+    void displaySettingsOfAServerWithoutAConfigurationFileNamesTheBuiltInDefaults() throws Exception {
+        Process process = wharf("server", "--port", "0", "--data", dir.resolve("data").toString());
+        try {
+            String ready = new BufferedReader(new InputStreamReader(process.getInputStream(), StandardCharsets.UTF_8))
+                    .readLine();
+            assertNotNull(ready, "the server exited before it was ready");
+            assertEquals("Settings in force, from the built-in defaults (no --config file); --port, --data from the"
+                    + " command line", settingsHeading(ready));
+        } finally {
+            process.toHandle().destroy();
+            assertTrue(process.waitFor(TIMEOUT_SECONDS, TimeUnit.SECONDS), "server did not stop on SIGTERM");
+        }
+    }
+
+    /** The first line of {@code wharf admin display settings} against the server whose ready line is {@code ready}. */
+    private static String settingsHeading(String ready) {
+        Matcher url = Pattern.compile("ready on (tcp://[^ ,]+)").matcher(ready);
+        assertTrue(url.find(), ready);
+        return run("", "admin", "--url", url.group(1).replace("0.0.0.0", "127.0.0.1"), "display", "settings")
+                .split("\n")[0];
     }
 
     @Test

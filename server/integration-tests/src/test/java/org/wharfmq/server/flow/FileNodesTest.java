@@ -6,6 +6,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.wharfmq.flow.FlowDefinition;
 import org.wharfmq.flow.FlowFactory;
+import org.wharfmq.flow.FlowMessage;
 import org.wharfmq.flow.JavaComputeNode;
 import org.wharfmq.flow.MessageAssembly;
 import org.wharfmq.flow.node.FileInputNode;
@@ -16,6 +17,7 @@ import org.wharfmq.flow.runtime.RunningFlow;
 import org.wharfmq.jms.WharfConnectionFactory;
 import org.wharfmq.server.TestServer;
 import org.wharfmq.server.WharfServer;
+import org.wharfmq.server.config.ServerConfig;
 import org.wharfmq.server.it.Receive;
 
 import javax.jms.Connection;
@@ -78,8 +80,13 @@ class FileNodesTest {
     }
 
     private void startServer(List<Path> fileDirectories) throws Exception {
+        startServer(fileDirectories, UnaryOperator.identity());
+    }
+
+    private void startServer(List<Path> fileDirectories, UnaryOperator<ServerConfig.Builder> customizer)
+            throws Exception {
         FlowHostSettings settings = FlowHostSettings.defaults().withFileDirectories(fileDirectories);
-        testServer = TestServer.start(UnaryOperator.identity(), config -> {
+        testServer = TestServer.start(customizer, config -> {
             flowHost = new FlowHost(settings); // a restart makes a new flow host, as a restarted server does
             return WharfServer.builder(config).plugins(flowHost).start();
         });
@@ -302,6 +309,50 @@ class FileNodesTest {
         assertEquals(2, flowHost.flow("failing").running().statistics().failures(), "line 3 tried backoutThreshold times");
     }
 
+    /**
+     * Whoever may drop files into a watched directory may drop one larger than the heap: a whole file or a line longer
+     * than the longest message the server takes is not read into memory (it could not be sent anyway) nor tried, but
+     * goes to the backout folder with the reason, and the node goes on with the next file.
+     */
+    @Test
+    void aFileOrLineLongerThanTheServersLongestMessageIsNotReadButBackedOut() throws Exception {
+        stop();
+        int limit = 4096;
+        startServer(List.of(root.resolve("files")), config -> config.maxMessageLength(limit));
+        Path lines = Files.createDirectories(root.resolve("files/lines"));
+        deploy(() -> FlowDefinition.builder("whole")
+                .node("in", FileInputNode.directory(in).pollInterval(Duration.ofMillis(20)))
+                .node("out", OutputNode.queue("WHOLE.OUT"))
+                .wire("in", "out", "out")
+                .build());
+        deploy(() -> FlowDefinition.builder("lines")
+                .node("in", FileInputNode.directory(lines).lines().pollInterval(Duration.ofMillis(20)))
+                .node("out", OutputNode.queue("LINES.OUT"))
+                .wire("in", "out", "out")
+                .build());
+        Files.write(in.resolve("a-big.dat"), new byte[limit + 1]);
+        Files.writeString(in.resolve("b-small.dat"), "small");
+        Files.writeString(lines.resolve("long.txt"), "first\n" + "x".repeat(limit + 1) + "\nafter\n");
+        try (MessageConsumer whole = session.createConsumer(session.createQueue("WHOLE.OUT"));
+             MessageConsumer line = session.createConsumer(session.createQueue("LINES.OUT"))) {
+            Message small = whole.receive(WAIT_MILLIS);
+            assertNotNull(small, "the node stopped at the large file");
+            awaitFile(in.resolve("backout/a-big.dat.reason"));
+            assertEquals(List.of("first"), texts(line, 1));
+            awaitFile(lines.resolve("backout/long.txt.reason"));
+            Receive.nothingMore(whole);
+            Receive.nothingMore(line);
+        }
+        String reason = Files.readString(in.resolve("backout/a-big.dat.reason"));
+        assertTrue(reason.contains("it is 4097 bytes, more than the longest message the server takes "
+                + "(maxMessageLength, 4096 bytes), so it was not read"), reason);
+        String lineReason = Files.readString(lines.resolve("backout/long.txt.reason"));
+        assertTrue(lineReason.contains("record 2: a line longer than the longest message the server takes "
+                + "(maxMessageLength, 4096 bytes)"), lineReason);
+        assertEquals(0, flowHost.flow("whole").running().statistics().failures(), "the large file was tried");
+        assertEquals(0, flowHost.flow("lines").running().statistics().failures(), "the long line was tried");
+    }
+
     /** ... and its reason is written as a file of its own, never through a link someone put in the backout folder. */
     @Test
     void withoutAFailureTerminalAFailingRecordStopsItsFileInBackoutWithTheReason() throws Exception {
@@ -470,6 +521,47 @@ class FileNodesTest {
             all.addAll(Files.readAllLines(out.resolve(name)));
         }
         assertEquals(lines(1, 35), all);
+    }
+
+    @Test
+    void aRecordOfAnInvocationThatRollsBackIsNotWrittenAndItsRetryWritesItOnce() throws Exception {
+        deploy(() -> FlowDefinition.builder("retried")
+                .node("in", InputNode.queue("RETRIED.IN").backoutQueue("RETRIED.BAD"))
+                .node("file", FileOutputNode.directory(out).name("retried-{seq}.txt"))
+                .node("flaky", new FailsBeforeDelivery(3)) // a later node fails the first two deliveries
+                .node("done", OutputNode.queue("RETRIED.DONE"))
+                .wire("in", "out", "file")
+                .wire("file", "out", "flaky")
+                .wire("flaky", "out", "done")
+                .build());
+        try (MessageProducer producer = session.createProducer(session.createQueue("RETRIED.IN"));
+             MessageConsumer done = session.createConsumer(session.createQueue("RETRIED.DONE"))) {
+            producer.send(session.createTextMessage("line 1"));
+            producer.send(session.createTextMessage("line 2"));
+            assertEquals(lines(1, 2), texts(done, 2));
+        }
+        flowHost.undeploy("retried"); // finishes the open file
+        assertEquals(List.of("retried-000001.txt"), names(out));
+        assertEquals(lines(1, 2), Files.readAllLines(out.resolve("retried-000001.txt")),
+                "each record once, though each message was rolled back twice after the node had it");
+    }
+
+    /** Fails each message's deliveries before {@code passing}, then passes it on. */
+    static final class FailsBeforeDelivery extends JavaComputeNode {
+        private final int passing;
+
+        FailsBeforeDelivery(int passing) {
+            this.passing = passing;
+        }
+
+        @Override
+        public void evaluate(MessageAssembly assembly) throws Exception {
+            int attempt = ((Number) assembly.message().headers().get(FlowMessage.JMSX_DELIVERY_COUNT)).intValue();
+            if (attempt < passing) {
+                throw new IllegalStateException("delivery " + attempt + " fails");
+            }
+            propagate("out", assembly);
+        }
     }
 
     @Test

@@ -33,7 +33,9 @@ import static org.junit.jupiter.api.Assertions.assertNotNull;
  * what it received only at its next receive, or by count, held the budget and its flow waited for itself for good
  * (session 32, performance-log.md: F-WRITE 4 MB stopped after 128 messages of a 512 MiB budget; the first test here
  * stopped at message 24); the consumer of the flow's in-VM connection passes them, its AUTO_ACKNOWLEDGE going out ahead
- * of the flow's next send.
+ * of the flow's next send. Nor must what the reader was handed ahead and has not yet received keep it: a reader handed
+ * its whole credit of large messages held the budget by them alone while its send waited for it (session 34: the
+ * case with the output queue at its own budget hung one run in about thirty; InProcessTakesHeldBytesTest).
  */
 class FlowInputMemoryBudgetTest {
 

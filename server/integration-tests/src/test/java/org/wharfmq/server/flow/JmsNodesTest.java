@@ -35,7 +35,6 @@ import javax.jms.MessageConsumer;
 import javax.jms.MessageProducer;
 import javax.jms.Session;
 import javax.jms.TextMessage;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.sql.ResultSet;
 import java.sql.Statement;
@@ -358,20 +357,7 @@ class JmsNodesTest {
     @Test
     void theSampleBridgeRunsFromTheConfigurationsJmsProvidersBothWays(@TempDir Path dir) throws Exception {
         connectToArtemis();
-        Path jar = TestJars.buildFromSources(dir, "sample-flow.jar",
-                Path.of(System.getProperty("wharf.root"), "config", "flows", "sample-flow", "src", "main", "java"));
-        Path yaml = Files.writeString(dir.resolve("wharf.yaml"), """
-                jmsProviders:
-                  - name: artemis
-                    jndi:
-                      java.naming.factory.initial: org.apache.activemq.artemis.jndi.ActiveMQInitialContextFactory
-                      java.naming.provider.url: %s
-                      queue.jms/orders: ORDERS
-                      queue.jms/invoices: INVOICES
-                flows:
-                  - jar: %s
-                    class: org.wharfmq.sample.flow.ArtemisBridgeFlow
-                """.formatted(artemis.url(), jar));
+        Path yaml = artemis.sampleBridgeConfiguration(dir);
         FlowHost flowHost = new FlowHost(ConfigurationFile.load(yaml).flowHost());
         try (TestServer testServer = TestServer.start(c -> c, config -> WharfServer.start(config, flowHost));
              Connection wharf = new WharfConnectionFactory(testServer.server().vmUrl()).createConnection()) {

@@ -5,7 +5,17 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.wharfmq.jms.WharfConnectionFactory;
 import org.wharfmq.server.cli.WharfProcess;
+
+import javax.jms.Connection;
+import javax.jms.JMSException;
+import javax.jms.Message;
+import javax.jms.MessageConsumer;
+import javax.jms.MessageProducer;
+import javax.jms.Session;
+import javax.jms.TextMessage;
+import javax.jms.Topic;
 
 import java.io.BufferedReader;
 import java.io.InputStreamReader;
@@ -20,6 +30,8 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.util.concurrent.TimeUnit;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
@@ -29,14 +41,16 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 /**
  * The sample configuration's flows, as a user runs them: {@code bin/wharf server --config config/wharf.yaml} from the
  * Wharf folder (here a copy of its layout: config/wharf.yaml, with only its host, ports, in-VM name and the flow jar's
- * path changed, and the working directory the data directory's parent; the HTTP request sample's URL gets the changed
- * port too), then the commands docs/flows.md ("Sample flows") gives. One server for the class (a child JVM and the sample jar compiled: seconds each); each test uses
- * what no other one touches.
+ * path changed, and the working directory the data directory's parent), then the commands docs/flows.md ("Sample
+ * flows") gives, and for the queue and topic samples what its JMS snippets do, through the JMS client over TCP. One
+ * server for the class (a child JVM and the sample jar compiled: seconds each); each test uses what no other one
+ * touches.
  */
 @Tag("slow")
 class SampleConfigurationTest {
 
     private static final long STOP_SECONDS = 30;
+    private static final long RECEIVE_MILLIS = FlowFixture.RECEIVE_MILLIS;
     private static final Path ROOT = Path.of(System.getProperty("wharf.root"));
 
     @TempDir
@@ -64,7 +78,8 @@ class SampleConfigurationTest {
 
     /**
      * The HTTP request sample calls the echo flow over HTTP (the echo flow sees a POST to its own path) and answers
-     * with the service's status and body.
+     * with the service's status and body: on the HTTP port of the configuration, not the sample's 7480, with nothing
+     * in the flow changed (it takes the listener's address from its deployment).
      */
     @Test
     void theHttpRequestSampleCallsTheEchoFlowOverHttp() throws Exception {
@@ -128,9 +143,107 @@ class SampleConfigurationTest {
         Path reason = in.resolve("backout/short.csv.reason");
         FileNodesTest.awaitFile(reason);
         assertTrue(Files.exists(in.resolve("backout/short.csv")));
-        assertTrue(Files.readString(reason).contains("Record 1 of short.csv (line 2) does not fit its format"),
-                Files.readString(reason));
+        assertTrue(Files.readString(reason).contains("Record 1 of short.csv (line 2) does not fit its format: Not "
+                + "enough column values: expected 3, found 2 (column 3)"), Files.readString(reason));
         assertFalse(Files.exists(dir.resolve("data/files/out/orders-000002.json")), "no JSON from a bad file");
+    }
+
+    /**
+     * The routing sample: each order to the queue of the label its Region names, through the RouteToLabel node's
+     * default terminal when no label has it or it has none.
+     */
+    @Test
+    void theRoutingSampleSendsEachOrderToTheQueueOfItsRegionsLabel() throws Exception {
+        try (Connection connection = server.connect()) {
+            Session session = connection.createSession(false, Session.AUTO_ACKNOWLEDGE);
+            MessageProducer orders = session.createProducer(session.createQueue("ORDERS.IN"));
+            for (String region : new String[]{"EU", "US", "ASIA", null}) {
+                TextMessage order = session.createTextMessage("an order from " + region);
+                if (region != null) {
+                    order.setStringProperty("Region", region);
+                }
+                orders.send(order);
+            }
+            Message eu = receive(session, "ORDERS.EU");
+            assertEquals("an order from EU", ((TextMessage) eu).getText());
+            assertEquals("EU", eu.getStringProperty("Region"), "the message goes on as it came");
+            assertEquals("an order from US", receiveText(session, "ORDERS.US"));
+            // one instance takes them in order: the region no label has, then the one without a region
+            assertEquals("an order from ASIA", receiveText(session, "ORDERS.OTHER"));
+            assertEquals("an order from null", receiveText(session, "ORDERS.OTHER"));
+        }
+    }
+
+    /**
+     * The error-handling sample: a good order passes; one the Throw node refuses and one the check's exception refuses
+     * are caught, traced to the server's log with their ExceptionList, and sent on with their reason, not backed out.
+     */
+    @Test
+    void theErrorHandlingSampleCatchesRefusedOrdersTracesThemAndSendsThemAsideWithTheirReason() throws Exception {
+        try (Connection connection = server.connect()) {
+            Session session = connection.createSession(false, Session.AUTO_ACKNOWLEDGE);
+            MessageProducer orders = session.createProducer(session.createQueue("ORDERS.CHECK"));
+            orders.send(session.createTextMessage("{\"item\": \"tea\", \"quantity\": 2}"));
+            orders.send(session.createTextMessage("{\"item\": \"tea\"}"));
+            orders.send(session.createTextMessage("{\"item\": \"tea\", \"quantity\": 0}"));
+
+            assertEquals("{\"item\": \"tea\", \"quantity\": 2}", receiveText(session, "ORDERS.CHECKED"));
+            Message noQuantity = receive(session, "ORDERS.REJECTED");
+            assertEquals("{\"item\": \"tea\"}", ((TextMessage) noQuantity).getText());
+            assertEquals("noQuantity: An order needs a quantity", noQuantity.getStringProperty("Reason"));
+            Message zero = receive(session, "ORDERS.REJECTED");
+            assertEquals("check: The quantity must be a whole number from 1, was 0", zero.getStringProperty("Reason"));
+            // the Trace node wrote before the rejected order was sent, so its lines are in the log now
+            String log = serverLog();
+            assertTrue(log.contains("Trace order-checks.trace:"), log);
+            assertTrue(log.contains("ExceptionList [check (JavaCompute): java.lang.IllegalArgumentException: The "
+                    + "quantity must be a whole number from 1, was 0]"), log);
+            assertTrue(log.contains("Body (JSON) {\"item\": \"tea\", \"quantity\": 0}"), log);
+        }
+    }
+
+    /**
+     * The publish/subscribe sample: every publication on prices/SYMBOL to the history queue with its topic, and one at
+     * or above the alert price (100, the sample's default) published again on alerts/SYMBOL.
+     */
+    @Test
+    void thePublishSubscribeSampleKeepsEveryPriceAndPublishesAnAlertForThoseAtTheAlertPrice() throws Exception {
+        try (Connection connection = server.connect()) {
+            Session session = connection.createSession(false, Session.AUTO_ACKNOWLEDGE);
+            MessageConsumer alerts = session.createConsumer(session.createTopic("alerts/+"));
+            MessageProducer prices = session.createProducer(null);
+            String[][] published = {{"ACME", "120.5"}, {"XYZ", "50"}, {"ACME", "99.99"}, {"XYZ", "100"}};
+            for (String[] price : published) {
+                prices.send(session.createTopic("prices/" + price[0]),
+                        session.createTextMessage("{\"price\": " + price[1] + "}"));
+            }
+            for (String[] price : published) {
+                Message seen = receive(session, "PRICES.HISTORY");
+                assertEquals("{\"price\": " + price[1] + "}", ((TextMessage) seen).getText());
+                assertEquals("prices/" + price[0], seen.getStringProperty("Topic"));
+            }
+            // one instance takes the prices in order, so the alerts come in order: the second is XYZ's 100, so the
+            // prices below 100 published none
+            assertEquals("{\"symbol\":\"ACME\",\"price\":120.5,\"alertPrice\":100}", text(alerts.receive(RECEIVE_MILLIS)));
+            Message second = alerts.receive(RECEIVE_MILLIS);
+            assertEquals("{\"symbol\":\"XYZ\",\"price\":100,\"alertPrice\":100}", text(second));
+            assertEquals("alerts/XYZ", ((Topic) second.getJMSDestination()).getTopicName());
+        }
+    }
+
+    private static String receiveText(Session session, String queue) throws JMSException {
+        return text(receive(session, queue));
+    }
+
+    private static Message receive(Session session, String queue) throws JMSException {
+        try (MessageConsumer consumer = session.createConsumer(session.createQueue(queue))) {
+            return consumer.receive(RECEIVE_MILLIS);
+        }
+    }
+
+    private static String text(Message message) throws JMSException {
+        assertNotNull(message, "a message within " + RECEIVE_MILLIS + " ms");
+        return ((TextMessage) message).getText();
     }
 
     /** What the server wrote to its standard error (its log), for a failure's message. */
@@ -149,18 +262,16 @@ class SampleConfigurationTest {
     }
 
     /** A server of the sample configuration in a child JVM, stopped with SIGTERM. */
-    private record SampleServer(Process process, int httpPort, HttpClient client) implements AutoCloseable {
+    private record SampleServer(Process process, int httpPort, String tcpUrl, HttpClient client)
+            implements AutoCloseable {
 
         static SampleServer start(Path dir) throws Exception {
             int httpPort;
             try (ServerSocket free = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
                 httpPort = free.getLocalPort();
             }
-            Path sources = ROOT.resolve("config/flows/sample-flow/src/main/java");
-            assertTrue(Files.readString(sources.resolve("org/wharfmq/sample/flow/EchoClientFlow.java"))
-                    .contains("\"http://127.0.0.1:7480\""), "the HTTP request sample calls the sample's HTTP port");
-            Path jar = TestJars.buildFromSources(dir, "sample-flow.jar", sources,
-                    source -> source.replace("\"http://127.0.0.1:7480\"", "\"http://127.0.0.1:" + httpPort + "\""));
+            Path jar = TestJars.buildFromSources(dir, "sample-flow.jar",
+                    ROOT.resolve("config/flows/sample-flow/src/main/java"));
             String sample = Files.readString(ROOT.resolve("config/wharf.yaml"));
             assertTrue(sample.contains("\nhttp:\n  # Port of the HTTP listener. 0 picks any free port.\n"
                     + "  port: 7480\n"), "the sample's HTTP listener");
@@ -178,8 +289,17 @@ class SampleConfigurationTest {
                 throw new AssertionError("the server exited before it was ready: "
                         + Files.readString(errors));
             }
-            return new SampleServer(process, httpPort,
+            Matcher tcp = Pattern.compile("tcp://[^,\\s]+").matcher(ready);
+            assertTrue(tcp.find(), ready);
+            return new SampleServer(process, httpPort, tcp.group(),
                     HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build());
+        }
+
+        /** A JMS connection to the server, started: as the docs' snippets connect, from this machine without a user. */
+        Connection connect() throws JMSException {
+            Connection connection = new WharfConnectionFactory(tcpUrl).createConnection();
+            connection.start();
+            return connection;
         }
 
         HttpResponse<String> get(String path) throws Exception {

@@ -1,7 +1,9 @@
 package org.wharfmq.server.flow;
 
+import com.sun.net.httpserver.HttpServer;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.wharfmq.flow.FlowProperties;
 import org.wharfmq.flow.runtime.FlowJar;
 import org.wharfmq.flow.runtime.RunningFlow;
 import org.wharfmq.jms.WharfConnectionFactory;
@@ -20,13 +22,17 @@ import javax.jms.MessageProducer;
 import javax.jms.Session;
 import javax.jms.TextMessage;
 import java.io.IOException;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
+import java.util.Map;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
@@ -64,7 +70,13 @@ class SampleFlowTest {
                 new FlowConfig("config/flows/sample-flow/target/sample-flow.jar",
                         "org.wharfmq.sample.flow.OrdersDbFlow", 1),
                 new FlowConfig("config/flows/sample-flow/target/sample-flow.jar",
-                        "org.wharfmq.sample.flow.CsvFilesFlow", 1)), flows);
+                        "org.wharfmq.sample.flow.CsvFilesFlow", 1),
+                new FlowConfig("config/flows/sample-flow/target/sample-flow.jar",
+                        "org.wharfmq.sample.flow.RouteOrdersFlow", 1),
+                new FlowConfig("config/flows/sample-flow/target/sample-flow.jar",
+                        "org.wharfmq.sample.flow.OrderChecksFlow", 1),
+                new FlowConfig("config/flows/sample-flow/target/sample-flow.jar",
+                        "org.wharfmq.sample.flow.PriceAlertsFlow", 1)), flows);
         assertEquals(7480, ConfigurationFile.load(SAMPLE_CONFIG).http().port(), "the port the comments' curl calls");
     }
 
@@ -87,6 +99,78 @@ class SampleFlowTest {
                     .POST(HttpRequest.BodyPublishers.ofString("hi")).build(), HttpResponse.BodyHandlers.ofString());
             assertEquals("hi", echo.body());
         }
+    }
+
+    /**
+     * The HTTP request sample calls the service its deployment's property serviceUrl names (here a plain HTTP server
+     * of the test's) rather than the echo flow on the server's listener.
+     */
+    @Test
+    void theHttpRequestSampleCallsTheServiceItsPropertyNames() throws Exception {
+        Path jar = TestJars.buildFromSources(dir, "sample-flow.jar", SAMPLE_SOURCES);
+        HttpServer service = HttpServer.create(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), 0);
+        service.createContext("/quote", exchange -> {
+            byte[] body = ("quoted " + new String(exchange.getRequestBody().readAllBytes(), StandardCharsets.UTF_8))
+                    .getBytes(StandardCharsets.UTF_8);
+            exchange.sendResponseHeaders(200, body.length);
+            exchange.getResponseBody().write(body);
+            exchange.close();
+        });
+        service.start();
+        try {
+            HttpPlugin http = new HttpPlugin(HttpSettings.on("127.0.0.1"));
+            FlowHost host = new FlowHost(FlowHostSettings.defaults().withFlows(List.of(new FlowConfig(jar.toString(),
+                    "org.wharfmq.sample.flow.EchoClientFlow", 1).with(FlowHostConfiguration.FlowEntry.PROPERTIES,
+                    Map.of("serviceUrl", "http://127.0.0.1:" + service.getAddress().getPort() + "/quote")))), http);
+            try (TestServer testServer = TestServer.start(c -> c, config -> WharfServer.start(config, host, http))) {
+                HttpResponse<String> answer = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build()
+                        .send(HttpRequest.newBuilder(URI.create(http.url() + "/flows/echo-client"))
+                                .POST(HttpRequest.BodyPublishers.ofString("hi")).build(),
+                                HttpResponse.BodyHandlers.ofString());
+                assertEquals(200, answer.statusCode(), answer.body());
+                assertEquals("The echo flow answered 200: quoted hi", answer.body());
+            }
+        } finally {
+            service.stop(0);
+        }
+    }
+
+    /**
+     * Without the property, the HTTP request sample calls the server's own listener at the address its configuration
+     * gives; one whose port is chosen at start has none, and the flow is refused naming the property to set.
+     */
+    @Test
+    void theHttpRequestSampleWithoutAPropertyNeedsAListenerWhosePortIsConfigured() throws Exception {
+        Path jar = TestJars.buildFromSources(dir, "sample-flow.jar", SAMPLE_SOURCES);
+        HttpPlugin http = new HttpPlugin(HttpSettings.on("127.0.0.1")); // port 0
+        FlowHost host = new FlowHost(FlowHostSettings.defaults().withFlows(List.of(new FlowConfig(jar.toString(),
+                "org.wharfmq.sample.flow.EchoClientFlow", 1))), http);
+        Exception e = assertThrows(Exception.class,
+                () -> TestServer.start(c -> c, config -> WharfServer.start(config, host, http)).close());
+        assertTrue(causes(e).contains("give the flow the property serviceUrl (properties: under its entry in flows:)"),
+                causes(e));
+    }
+
+    /** A property given to a flow that reads none (it does not override create(FlowProperties)) stops its deployment. */
+    @Test
+    void aPropertyGivenToAFlowThatReadsNoneIsRefused() throws Exception {
+        Path jar = TestJars.buildFromSources(dir, "sample-flow.jar", SAMPLE_SOURCES);
+        FlowHost host = new FlowHost(FlowHostSettings.defaults().withFlows(List.of(new FlowConfig(jar.toString(),
+                "org.wharfmq.sample.flow.SampleFlow", 1).with(FlowHostConfiguration.FlowEntry.PROPERTIES,
+                Map.of("serviceUrl", "http://127.0.0.1:1/")))));
+        Exception e = assertThrows(Exception.class,
+                () -> TestServer.start(c -> c, config -> WharfServer.start(config, host)).close());
+        assertTrue(causes(e).contains("is given the properties [serviceUrl], but reads none: it does not override "
+                + "create(FlowProperties)"), causes(e));
+    }
+
+    /** The messages of {@code e} and its causes, one a line. */
+    private static String causes(Throwable e) {
+        StringBuilder all = new StringBuilder();
+        for (Throwable t = e; t != null; t = t.getCause()) {
+            all.append(t).append('\n');
+        }
+        return all.toString();
     }
 
     /**
@@ -144,7 +228,7 @@ class SampleFlowTest {
         FlowHost flowHost = new FlowHost();
         try (TestServer testServer = TestServer.start(c -> c, config -> WharfServer.start(config, flowHost));
              FlowJar flowJar = FlowJar.open(jar, getClass().getClassLoader());
-             RunningFlow flow = RunningFlow.start(flowJar.createFlow("org.wharfmq.sample.flow.SampleFlow"),
+             RunningFlow flow = RunningFlow.start(flowJar.createFlow("org.wharfmq.sample.flow.SampleFlow", FlowProperties.NONE),
                      new WharfConnectionFactory(testServer.server().tcpUrl()), 1, false, flowJar.classLoader())) {
             WharfServer server = testServer.server();
             assertEquals(0, flowHost.flows().size(), "not hosted by the server");

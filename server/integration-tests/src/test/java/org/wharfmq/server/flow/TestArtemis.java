@@ -103,6 +103,27 @@ final class TestArtemis implements AutoCloseable {
         return new JmsProvider(name, jndi, "ConnectionFactory", null, null);
     }
 
+    /**
+     * A wharf.yaml in {@code dir} that deploys the sample bridge ({@code ArtemisBridgeFlow}, its jar built there from
+     * config/flows/sample-flow) with this broker as its provider {@code artemis}.
+     */
+    Path sampleBridgeConfiguration(Path dir) throws IOException {
+        Path jar = TestJars.buildFromSources(dir, "sample-flow.jar",
+                Path.of(System.getProperty("wharf.root"), "config", "flows", "sample-flow", "src", "main", "java"));
+        return Files.writeString(dir.resolve("wharf.yaml"), """
+                jmsProviders:
+                  - name: artemis
+                    jndi:
+                      java.naming.factory.initial: org.apache.activemq.artemis.jndi.ActiveMQInitialContextFactory
+                      java.naming.provider.url: %s
+                      queue.jms/orders: ORDERS
+                      queue.jms/invoices: INVOICES
+                flows:
+                  - jar: %s
+                    class: org.wharfmq.sample.flow.ArtemisBridgeFlow
+                """.formatted(url(), jar));
+    }
+
     /** The messages on a queue of the broker, delivered and not yet acknowledged included (0 if it has none). */
     long messageCount(String queue) {
         Queue q = broker.getActiveMQServer().locateQueue(SimpleString.of(queue));

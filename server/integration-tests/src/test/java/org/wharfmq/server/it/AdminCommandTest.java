@@ -81,7 +81,9 @@ class AdminCommandTest {
     @Test
     void displaySettingsShowsEveryDeclaredSettingInForce() throws Exception {
         ServerConfig config = WHARF.server().config();
-        JsonNode settings = JSON.readTree(ok(admin("--json", "display", "settings"))).get("result");
+        JsonNode answer = JSON.readTree(ok(admin("--json", "display", "settings"))).get("result");
+        assertEquals(ConfigurationFile.BUILT_IN, answer.get("source").asText(), answer.toString());
+        JsonNode settings = answer.get("settings");
         List<String> keys = new ArrayList<>();
         settings.fieldNames().forEachRemaining(keys::add);
         List<String> declared = new ArrayList<>(ServerConfig.settings().stream().map(Setting::key).toList());
@@ -99,7 +101,7 @@ class AdminCommandTest {
         assertTrue(settings.get("defaultTransmissionQueue").isNull(), settings.toString());
 
         String shown = ok(admin("display", "settings"));
-        assertTrue(shown.startsWith("Settings in force (config/wharf.yaml)\n"), shown);
+        assertTrue(shown.startsWith("Settings in force, from the built-in defaults (no --config file)\n"), shown);
         assertTrue(shown.contains("\n  maxTemporaryQueuesPerConnection  " + config.maxTemporaryQueuesPerConnection()
                 + "\n"), shown);
         assertTrue(shown.contains("\n  defaultTransmissionQueue         -\n"), shown);

@@ -80,8 +80,8 @@ final class WharfServerExtension implements BeforeAllCallback, AfterAllCallback,
             return new ServerPlugin[0];
         }
         FlowHost flows = new FlowHost();
-        return new ServerPlugin[] {flows, new AdminPlugin(ConfigurationFile.defaults()::componentSettings,
-                flows.adminCommands())};
+        return new ServerPlugin[] {flows, new AdminPlugin(ConfigurationFile.BUILT_IN,
+                ConfigurationFile.defaults()::componentSettings, flows.adminCommands())};
     }
 
     @Override

@@ -98,8 +98,8 @@ final class ChannelMeters {
         }
         for (String cause : ChannelStatus.STOP_CAUSES) {
             list.add(gauge("wharf.channel.stop.cause", "1 for what stopped the channel (an operator, a batch its"
-                    + " partner could not take, or a partner that broke the protocol: display chstatus says why and"
-                    + " the fix), 0 for the others",
+                    + " partner could not take, a partner that broke the protocol, or one that left FAST messages"
+                    + " unconfirmed, retried meanwhile: display chstatus says why and the fix), 0 for the others",
                     tags.and("cause", cause), key, s -> cause.equals(s.stopCause()) ? 1 : 0));
         }
         return list;
