@@ -33,7 +33,7 @@ final class Transaction {
     private final List<QueuedMessage> sends = new ArrayList<>();
     private final List<Publication> retains = new ArrayList<>();
     private WharfException rollbackOnlyCause;
-    /** Whether any record of it is in the store: a persistent send or consumption, a prepare, a recovered send. */
+    /** Whether any record of it is in the store: a persistent send or consumption, a prepare, a recovered branch. */
     private boolean inStore;
 
     /** A new transaction, under a new store transaction id. */
@@ -49,6 +49,17 @@ final class Transaction {
         this.persistence = persistence;
         this.topics = topics;
         this.id = id;
+    }
+
+    /**
+     * An XA branch recovered from the store, under its store transaction id {@code id}: its PREPARE record is there,
+     * whatever the branch holds (a branch that only consumed, as a channel's batch does, recovers no send), so its
+     * commit or rollback is recorded too; a rollback left unrecorded brought the branch back at the next start.
+     */
+    static Transaction recoveredBranch(Persistence persistence, TopicManager topics, long id) {
+        Transaction work = new Transaction(persistence, topics, id);
+        work.inStore = true;
+        return work;
     }
 
     /** Messages sent in it so far (queue sends and publications' copies). */
@@ -79,10 +90,9 @@ final class Transaction {
         }
     }
 
-    /** A send recovered from the store with its transaction (already recorded there), reserved on its queue. */
+    /** A send recovered from the store with its branch ({@link #recoveredBranch}), reserved on its queue. */
     void recovered(QueuedMessage message) {
         sends.add(message);
-        inStore = true;
     }
 
     /** A fire-and-forget send of the transaction failed: its commit rolls it back, naming the first such failure. */

@@ -448,7 +448,7 @@ public final class XaBranches {
      */
     public void recovered(byte[] storeKey, long transactionId, List<QueuedMessage> sends, List<QueuedMessage> consumed) {
         WireXid xid = XaBranch.xidOf(storeKey);
-        Transaction work = new Transaction(persistence, topics, transactionId);
+        Transaction work = Transaction.recoveredBranch(persistence, topics, transactionId);
         sends.forEach(work::recovered);
         XaBranch branch = new XaBranch(this, xid, XaBranch.ownerOf(storeKey), work);
         branch.consumed.addAll(consumed);

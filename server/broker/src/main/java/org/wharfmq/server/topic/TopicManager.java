@@ -229,6 +229,11 @@ public final class TopicManager {
         requireLiveTemporaryTopic(destination);
         Publication publication = new Publication(topic, content, headers);
         boolean retain = !temporary && wantsRetain(publication); // before reserving: decoding may find a bad message
+        if (retain && isRetained(topic, headers.messageId())) {
+            // the topic's retained publication already (a hierarchy partner's new proxy subscription received it and
+            // forwarded it back): every subscription it matches has it, from its publication or as it subscribed
+            return publication;
+        }
         List<Subscription> matching = new ArrayList<>();
         (temporary ? temporarySubscriptions : tree).match(topic, matching);
         boolean waits = false;
@@ -342,6 +347,18 @@ public final class TopicManager {
         }
         publication.copies.clear();
         return new WharfException(ErrorCode.QUEUE_FULL, why);
+    }
+
+    /**
+     * Whether the publication {@code messageId} (null: none) is {@code topic}'s retained publication: a message is
+     * retained once, and given to each subscription once.
+     */
+    private boolean isRetained(String topic, String messageId) {
+        if (messageId == null) {
+            return false;
+        }
+        RetainedPublication current = retained.get(topic);
+        return current != null && messageId.equals(current.headers.messageId());
     }
 
     private static boolean wantsRetain(Publication publication) {

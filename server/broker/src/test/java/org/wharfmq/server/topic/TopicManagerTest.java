@@ -282,6 +282,23 @@ class TopicManagerTest {
         assertEquals(List.of(), waiting(elsewhere));
     }
 
+    @Test
+    void theRetainedPublicationPublishedAgainReachesNoSubscriberAgain() {
+        start(ServerConfig.defaults());
+        WireMessage gold = message("prices/gold", "gold", 0);
+        gold.properties.put("WHARF_RETAIN", true);
+        send(gold, CONNECTION_B);
+        Subscription early = subscribe("prices/#", null, false, CONNECTION_A);
+        assertEquals(List.of("gold"), waiting(early), "given as it subscribed");
+
+        send(gold, CONNECTION_B); // the same message (its JMSMessageID), as a hierarchy partner forwards it back
+        WireMessage other = message("prices/gold", "other", 0); // another message, not retained: published
+        send(other, CONNECTION_B);
+        assertEquals(List.of("gold", "other"), waiting(early), "the retained publication once, then the next");
+        Subscription late = subscribe("prices/gold", null, false, CONNECTION_A);
+        assertEquals(List.of("gold"), waiting(late), "still retained");
+    }
+
     // ---- helpers ----
 
     private Subscription subscribe(String filter, String selector, boolean noLocal, Object connection) {

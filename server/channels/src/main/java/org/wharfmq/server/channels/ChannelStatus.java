@@ -1,5 +1,7 @@
 package org.wharfmq.server.channels;
 
+import java.util.List;
+
 /**
  * One channel as {@code wharf admin display chstatus} shows it (IBM MQ's DISPLAY CHSTATUS), the metrics count it and
  * the console lists it.
@@ -17,6 +19,9 @@ package org.wharfmq.server.channels;
  *                               missing)
  * @param inDoubt                whether a sender has a batch in doubt: its removal prepared on this queue manager,
  *                               its outcome waiting for the receiver's answer ({@code resolve channel})
+ * @param batchesInDoubt         the ids of those batches, oldest first (empty when none): what an operator compares
+ *                               with the receiver's last batch before {@code resolve channel}; a sender knows them
+ *                               across a restart, before it learns its numbers from the receiver
  * @param reason                 why the channel is stopped, and the fix: an operator stopped it, or a sender
  *                               stopped by itself (a batch its partner cannot take), or a sender retrying after its
  *                               partner left its FAST messages unconfirmed too long (until it opens again); else null
@@ -27,8 +32,8 @@ package org.wharfmq.server.channels;
  */
 public record ChannelStatus(String name, String type, String state, String partner, String transmissionQueue,
                             long messages, long sequence, long lastBatchId, long bytes, long batches,
-                            Long transmissionQueueDepth, boolean inDoubt, String reason, String stopCause,
-                            String nonPersistentSpeed) {
+                            Long transmissionQueueDepth, boolean inDoubt, List<Long> batchesInDoubt,
+                            String reason, String stopCause, String nonPersistentSpeed) {
 
     /** A stop cause: an operator stopped the channel ({@code wharf admin stop channel}). */
     public static final String OPERATOR = "operator";
@@ -45,27 +50,30 @@ public record ChannelStatus(String name, String type, String state, String partn
      */
     public static final String FAST_UNCONFIRMED = "fast_unconfirmed";
     /** Every stop cause. */
-    public static final java.util.List<String> STOP_CAUSES = java.util.List.of(OPERATOR, BATCH_REFUSED, PARTNER_BREACH,
-            FAST_UNCONFIRMED);
+    public static final List<String> STOP_CAUSES = List.of(OPERATOR, BATCH_REFUSED, PARTNER_BREACH, FAST_UNCONFIRMED);
 
     /** A channel's status as it reports it: stopped by itself when it gives a reason. */
     ChannelStatus(String name, String type, String state, String partner, String transmissionQueue, long messages,
                   long sequence, long lastBatchId, long bytes, long batches, Long transmissionQueueDepth,
                   boolean inDoubt, String reason, String nonPersistentSpeed) {
         this(name, type, state, partner, transmissionQueue, messages, sequence, lastBatchId, bytes, batches,
-                transmissionQueueDepth, inDoubt, reason, reason == null ? null : BATCH_REFUSED, nonPersistentSpeed);
+                transmissionQueueDepth, inDoubt, List.of(), reason, reason == null ? null : BATCH_REFUSED,
+                nonPersistentSpeed);
     }
 
-    /** This status with what the queue manager knows of the channel's transmission queue and branches. */
-    ChannelStatus with(Long depth, boolean batchInDoubt) {
+    /**
+     * This status with what the queue manager knows of the channel's transmission queue and branches: the ids of its
+     * batches in doubt.
+     */
+    ChannelStatus with(Long depth, List<Long> inDoubtBatches) {
         return new ChannelStatus(name, type, state, partner, transmissionQueue, messages, sequence, lastBatchId, bytes,
-                batches, depth, batchInDoubt, reason, stopCause, nonPersistentSpeed);
+                batches, depth, !inDoubtBatches.isEmpty(), inDoubtBatches, reason, stopCause, nonPersistentSpeed);
     }
 
     /** This status of a channel an operator stopped (a receiver may still be ending its partner's session). */
     ChannelStatus stoppedByOperator() {
         return new ChannelStatus(name, type, "STOPPED", partner, transmissionQueue, messages, sequence, lastBatchId,
-                bytes, batches, transmissionQueueDepth, inDoubt, "stopped by an operator; 'wharf admin start channel "
+                bytes, batches, transmissionQueueDepth, inDoubt, batchesInDoubt, "stopped by an operator; 'wharf admin start channel "
                 + name + "' starts it" + (type.equals("sender") ? "" : " (its sender retries until then)"), OPERATOR,
                 nonPersistentSpeed);
     }

@@ -7,7 +7,7 @@ import java.util.List;
 
 /**
  * What {@code display chstatus}, the metrics and the console show of the running channels: each one's
- * {@link ChannelStatus}, a sender's with its transmission queue's depth and whether a batch of it is in doubt, a
+ * {@link ChannelStatus}, a sender's with its transmission queue's depth and its batches in doubt, a
  * channel an operator stopped saying so ({@link ChannelDefinitions}). Holds no state of its own; any thread.
  */
 final class ChannelStatusView {
@@ -33,8 +33,12 @@ final class ChannelStatusView {
             } catch (RuntimeException missing) {
                 depth = null; // the transmission queue is not defined (the channel retries, saying so)
             }
-            all.add(shown(s.status().with(depth,
-                    !ChannelResolution.inDoubt(branches, s.definition().name()).isEmpty())));
+            List<Long> inDoubt = new ArrayList<>();
+            for (PreparedBranch b : ChannelResolution.inDoubt(branches, s.definition().name())) {
+                inDoubt.add(ChannelResolution.batch(b));
+            }
+            inDoubt.sort(null);
+            all.add(shown(s.status().with(depth, inDoubt)));
         }
         ChannelReceivers r = running.receivers();
         if (r != null) {

@@ -212,7 +212,7 @@ final class SenderChannel implements Runnable {
     ChannelStatus status() {
         return new ChannelStatus(definition.name(), "sender", status.name(), definition.connection(),
                 definition.transmissionQueue(), sent.messages(), reported.sequence, reported.batchId, sent.bytes(),
-                sent.batches(), null, false, stoppedBecause, stoppedBecause == null ? null : stopCause,
+                sent.batches(), null, false, List.of(), stoppedBecause, stoppedBecause == null ? null : stopCause,
                 agreedSpeed == null ? null : agreedSpeed.text());
     }
 

@@ -259,6 +259,17 @@ final class AdminOutput {
             if (text(c.get("reason")) != null) { // a channel that stopped by itself: why, and the fix
                 out.println("Channel " + c.get("name").asText() + " stopped: " + text(c.get("reason")));
             }
+            if (!c.path("batchesInDoubt").isEmpty()) { // what an operator compares before resolving by hand
+                List<String> ids = new ArrayList<>();
+                c.path("batchesInDoubt").forEach(id -> ids.add(id.asText()));
+                String name = c.get("name").asText();
+                boolean one = ids.size() == 1;
+                out.println("Channel " + name + " has batch" + (one ? " " : "es ") + String.join(" and ", ids)
+                        + " in doubt: it settles " + (one ? "it" : "them") + " with its receiver when it runs again;"
+                        + " when the receiver cannot be asked, 'wharf admin resolve channel " + name + " --action"
+                        + " commit' if the receiver's LAST BATCH is at least " + ids.get(ids.size() - 1)
+                        + ", --action backout if it is less than " + ids.get(0) + ".");
+            }
         }
     }
 

@@ -76,7 +76,12 @@ class ChannelResetResolveTest {
         assertEquals("STOPPED", status.get("state").asText());
         assertTrue(status.get("inDoubt").asBoolean(), status.toString());
         assertEquals(5, status.get("transmissionQueueDepth").asLong(), "held by its prepared removal, still counted");
-        assertTrue(AdminCli.ok(url1, "display", "chstatus").contains(" YES "), "INDOUBT YES");
+        assertEquals("[1]", status.get("batchesInDoubt").toString(), "known across the restart");
+        String shown = AdminCli.ok(url1, "display", "chstatus");
+        assertTrue(shown.contains(" YES "), "INDOUBT YES");
+        assertTrue(shown.contains("\nChannel TO.QM2 has batch 1 in doubt: it settles it with its receiver when it runs"
+                + " again; when the receiver cannot be asked, 'wharf admin resolve channel TO.QM2 --action commit' if"
+                + " the receiver's LAST BATCH is at least 1, --action backout if it is less than 1.\n"), shown);
         assertEquals("Channel 'TO.QM2': the action is commit (the receiver has the batch) or backout (it has not), not"
                 + " 'maybe'.", AdminCli.refused(url1, "resolve", "channel", "TO.QM2", "--action", "maybe"));
 

@@ -368,6 +368,47 @@ class ChannelTest {
         assertTrue(qm1.server().management().preparedBranches().isEmpty());
     }
 
+    @Test
+    void aBatchInDoubtRolledBackAfterARestartStaysRolledBackAcrossTheNext() throws Exception {
+        startQm2(null, new AtomicReference<>());
+        startQm1(5);
+        CountDownLatch prepared = new CountDownLatch(1);
+        qm1Channels.hooks("TO.QM2", () -> {
+            prepared.countDown();
+            try {
+                new CountDownLatch(1).await(); // until the queue manager stops (and interrupts the channel)
+            } catch (InterruptedException stopped) {
+                throw new IllegalStateException("stopped between the prepare and the end of the batch");
+            }
+        }, () -> { });
+        Session onQm1 = connect(qm1.server().vmUrl()).createSession(true, Session.SESSION_TRANSACTED);
+        MessageProducer producer = onQm1.createProducer(onQm1.createQueue("ORDERS"));
+        for (int i = 0; i < 8; i++) {
+            producer.send(onQm1.createTextMessage("order " + i));
+        }
+        onQm1.commit();
+        assertTrue(prepared.await(EXPECTED_MS, TimeUnit.MILLISECONDS));
+        qm1.stop(); // its journal holds the first batch's removal prepared, a batch the receiver never got
+        qm1.restart(); // restored in doubt, rolled back (the receiver does not have it) and sent again
+
+        Session onQm2 = connect(qm2.server().tcpUrl()).createSession(false, Session.AUTO_ACKNOWLEDGE);
+        MessageConsumer orders = onQm2.createConsumer(onQm2.createQueue("ORDERS"));
+        for (int i = 0; i < 8; i++) {
+            assertEquals("order " + i, ((TextMessage) next(orders)).getText());
+        }
+        Receive.nothingMore(orders);
+        awaitSent(qm1Channels, 8);
+        assertEquals(List.of(), qm1.server().management().preparedBranches());
+
+        // the rollback is in the journal: the next start (QM2 away, so that nothing is resolved with it) has no batch
+        // in doubt, where a rollback left unrecorded brought the branch back, in doubt under a batch id the channel
+        // has since used again for other messages
+        qm2.stop();
+        qm1.restart();
+        assertEquals(List.of(), qm1.server().management().preparedBranches(), "a batch rolled back came back");
+        assertEquals(0, qm1.server().queueManager().queue("QM2").depth());
+    }
+
     /** Waits until the sender TO.QM2 reports {@code count} messages confirmed by the receiver. */
     private static void awaitSent(ChannelsPlugin channels, long count) throws InterruptedException {
         long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(EXPECTED_MS);

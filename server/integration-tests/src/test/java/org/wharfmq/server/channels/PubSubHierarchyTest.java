@@ -178,6 +178,12 @@ class PubSubHierarchyTest {
         return texts;
     }
 
+    private static void publishRetained(Session session, String topic, String text) throws JMSException {
+        TextMessage retained = session.createTextMessage(text);
+        retained.setBooleanProperty(TopicManager.RETAIN_PROPERTY, true);
+        session.createProducer(session.createTopic(topic)).send(retained);
+    }
+
     private static void publish(Session session, String topic, String... texts) throws JMSException {
         MessageProducer producer = session.createProducer(session.createTopic(topic));
         for (String text : texts) {
@@ -301,9 +307,7 @@ class PubSubHierarchyTest {
     void aRetainedPublicationOfTheParentReachesLaterSubscribersOfAChildOnce() throws Exception {
         startHierarchy(null);
         Session onQm1 = session("QM1");
-        TextMessage gold = onQm1.createTextMessage("gold 2300");
-        gold.setBooleanProperty(TopicManager.RETAIN_PROPERTY, true);
-        onQm1.createProducer(onQm1.createTopic("prices/gold")).send(gold);
+        publishRetained(onQm1, "prices/gold", "gold 2300");
 
         Session onQm3 = session("QM3");
         MessageConsumer all = onQm3.createConsumer(onQm3.createTopic("prices/#"));
@@ -317,6 +321,32 @@ class PubSubHierarchyTest {
         Receive.nothingMore(all);
         Receive.nothingMore(exact);
         assertEquals(List.of("prices/gold"), members.get("QM3").server().topicManager().retainedTopics());
+    }
+
+    @Test
+    void aRetainedPublicationAChildKeepsIsGivenOnceToItsNextSubscriberAcrossItsRestart() throws Exception {
+        startHierarchy(null);
+        Session onQm1 = session("QM1");
+        publishRetained(onQm1, "prices/gold", "gold 2300");
+        Session onQm3 = session("QM3");
+        MessageConsumer first = onQm3.createConsumer(onQm3.createTopic("prices/#"));
+        assertEquals(List.of("gold 2300"), texts(first, 1), "QM1's retained publication, forwarded");
+        first.close();
+        awaitNoProxy("QM1", proxyName("QM3", "prices/#"));
+
+        // QM3 keeps its copy across its restart; its next subscriber gets that one, and the copy QM1's new proxy
+        // subscription receives (and forwards, QM3 having lost it as far as QM1 knows) is not given to it again
+        members.get("QM3").restart();
+        onQm3 = session("QM3");
+        MessageConsumer second = onQm3.createConsumer(onQm3.createTopic("prices/#"));
+        assertEquals(List.of("gold 2300"), texts(second, 1), "QM3's own retained copy");
+        awaitProxies("QM1", proxyName("QM3", "prices/#"));
+        // the barrier: what the new proxy subscription forwards comes in order, its retained copy first
+        publish(onQm1, "prices/gold", "gold 2310");
+        assertEquals(List.of("gold 2310"), texts(second, 1), "the retained publication once, then the next");
+        Receive.nothingMore(second);
+        MessageConsumer third = onQm3.createConsumer(onQm3.createTopic("prices/gold"));
+        assertEquals(List.of("gold 2300"), texts(third, 1), "still QM3's retained publication (2310 was not retained)");
     }
 
     @Test

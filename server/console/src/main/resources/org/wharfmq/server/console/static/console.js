@@ -482,8 +482,9 @@ async function resetChannel(c) {
 }
 
 async function resolveChannel(c) {
-  const v = await ask('Resolve the batch in doubt of channel ' + c.name + ': commit if the receiver has it, backout'
-    + ' if not', [['action', 'Action', ['backout', 'commit']]]);
+  const batches = (c.batchesInDoubt || []).join(' and ');
+  const v = await ask('Resolve batch ' + batches + ' in doubt of channel ' + c.name + ': commit if the receiver has'
+    + ' it (its LAST BATCH at least ' + batches + '), backout if not', [['action', 'Action', ['backout', 'commit']]]);
   if (!v) return;
   run('Resolve of channel ' + c.name, 'resolve-channel', { channel: c.name, action: v.action }, text => text);
 }
