@@ -119,8 +119,9 @@ public final class BrokerSession {
     /** The messages an ACK takes off their queues, one list for every ACK (none is kept past its handling). */
     private final List<QueuedMessage> acknowledging = new ArrayList<>();
     /**
-     * The bytes each consumer opened from now on may hold handed over and not settled ({@link org.wharfmq.server.queue.DeliveryWindow}); set by
-     * an in-process session's taker before it opens one ({@link #limitConsumersHeldBytes}); unbounded for a client's.
+     * The bytes each consumer opened from now on may hold handed over and not settled
+     * ({@link org.wharfmq.server.queue.DeliveryWindow}); set by an in-process session's taker before it opens one
+     * ({@link #limitConsumersHeldBytes}); unbounded for a client's.
      */
     private long consumersMaxHeldBytes = Long.MAX_VALUE;
 
