@@ -108,11 +108,21 @@ final class Trio implements AutoCloseable {
         });
     }
 
+    /**
+     * A port free now, never one this JVM's tests were given before: the system may hand the same ephemeral port to two
+     * sockets opened and closed in turn (a CI run gave two members of one group 127.0.0.1:37925).
+     */
     static int freePort() throws IOException {
-        try (ServerSocket socket = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
-            return socket.getLocalPort();
+        while (true) {
+            try (ServerSocket socket = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
+                if (GIVEN_PORTS.add(socket.getLocalPort())) {
+                    return socket.getLocalPort();
+                }
+            }
         }
     }
+
+    private static final java.util.Set<Integer> GIVEN_PORTS = java.util.concurrent.ConcurrentHashMap.newKeySet();
 
     void start(int i) throws IOException {
         String id = membership.members().get(i).id();
