@@ -141,7 +141,20 @@ class QueuePagingTest {
         // the failure is real: a file stands where the page files' directory is to be made
         Path inTheWay = Files.writeString(pagingDirectory.resolve("disk"), "not a directory");
         pagingQueue(inTheWay.resolve("paging"), new MemoryLimit.PageLimit(0, MemoryPolicy.FAIL, "none of its own"));
+        // the paging thread held until the five are put: a write that failed before the fifth put would refuse it
+        java.util.concurrent.CountDownLatch holding = new java.util.concurrent.CountDownLatch(1);
+        java.util.concurrent.CountDownLatch release = new java.util.concurrent.CountDownLatch(1);
+        pager.execute(() -> {
+            holding.countDown();
+            try {
+                release.await();
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        });
+        holding.await();
         List<String> sent = put(5); // three in memory, two to be paged: their write fails
+        release.countDown();
         settle();
         String failure = queue.pagingFailure();
         assertTrue(failure != null && failure.contains("Cannot write the paging file"), "the failure: " + failure);
