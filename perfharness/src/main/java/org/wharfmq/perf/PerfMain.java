@@ -83,7 +83,7 @@ public final class PerfMain {
                   wharf perf jmh [JMH options]                       micro-benchmarks of the hot paths
                   wharf perf memory [--messages N] [--size BYTES] [--policy page|block]
                                                         server memory per waiting message, fill and drain rates
-                  wharf perf footprint [--queues N] [--connections N] [--peer P]
+                  wharf perf footprint [--queues N] [--connections N] [--peer P] [--tls ENGINE]
                                                         server memory per defined queue and per idle connection
 
                 Workloads: RR-1 RR-2 RR-2b RR-3 RR-4 RR-4b RR-5 RR-5b RR-RATED RR-SHORT CONNECT OW-1 OW-5 PS-N PS-T PS-D

@@ -23,7 +23,7 @@ import java.util.function.ToIntFunction;
 import java.util.function.UnaryOperator;
 
 /**
- * The flows of the broker workloads ({@code shared/specs/benchmarks.md}, "Broker (flow) workloads"), built into
+ * The flows of the broker workloads (docs/benchmarks.md, "Message flows"), built into
  * the harness: the server the runner starts deploys the one its workload names
  * ({@code wharf perf server --flow F-PASS}).
  */

@@ -5,7 +5,8 @@ package org.wharfmq.perf.options;
  * {@code -rl}, ...), plus a few of Wharf's own ({@code -url}, {@code -id}, {@code -jo}, {@code -xs}).
  */
 public enum Option {
-    TC("tc", "jms.r11.PutGet", "Test class: jms.r11.Requestor, Responder, Sender, Receiver, PutGet, Publisher, Subscriber."),
+    TC("tc", "jms.r11.PutGet", "Test class: jms.r11.Requestor, Responder, Sender, Receiver, PutGet, Publisher, Subscriber; "
+            + "and the harness's own ShortSession, Connector, HttpRequestor, FileFeeder."),
     NT("nt", "1", "Number of worker threads."),
     RL("rl", "60", "Run length in seconds, the warm-up included (0 = until stopped); the measured period is rl - sw "
             + "seconds after a warm-up that also waits for every worker's first operation."),

@@ -107,7 +107,7 @@ public final class FootprintCommand {
                 case "--queues" -> queues = RunCommand.positive("--queues", v);
                 case "--connections" -> connections = RunCommand.positive("--connections", v);
                 case "--peer" -> target = Target.parse(v);
-                case "--tls" -> tls = v;
+                case "--tls" -> tls = RunCommand.tlsEngine(v);
                 case "--jvm-opts" -> jvmOptions = Arrays.stream(v.trim().split("\\s+")).filter(s -> !s.isEmpty()).toList();
                 case "--out" -> out = Path.of(v);
                 default -> throw new OptionException("footprint: unknown option " + args[i - 1] + " (see --help)");

@@ -45,7 +45,7 @@ public final class RunCommand {
               --responders N      responders per step (0 = half the requesters; RR-RATED: 10)  [0]
               --queues N          RR-4b, RR-5b request queues, RR-2b, RR-5 request/reply queue pairs  [4]
               --channels N        RR-5, RR-5b, OW-5: channels each way between the two queue managers, 1 to 10;
-                                  queue k travels on channel k mod N      [1]
+                                  queue k travels on channel ((k - 1) mod N) + 1   [1]
               --rate R            OW-1, OW-5: messages/s per producer       [1000]
                                   RR-RATED: round trips/s per requester      [1.5]
                                   RR-SHORT, CONNECT: sessions/s per client (0 = as fast as it goes)  [0]
@@ -514,15 +514,12 @@ public final class RunCommand {
                                         + " (the seed's RR-5 uses 10)");
                             }
                         }
-                        case "--rate" -> rate = Double.parseDouble(v);
+                        case "--rate" -> rate = rate(v);
                         case "--run-length" -> runLength = positive(a, v);
                         case "--warmup" -> warmup = nonNegative(a, v);
                         case "--timeout" -> timeout = positive(a, v);
                         case "--url" -> url = v;
-                        case "--tls" -> tls = switch (v) {
-                            case "jdk", "openssl", "auto" -> v;
-                            default -> throw new OptionException("--tls " + v + ": the server's TLS engine is jdk or openssl (or auto)");
-                        };
+                        case "--tls" -> tls = tlsEngine(v);
                         case "--security" -> security = switch (v) {
                             case "rules" -> v;
                             default -> throw new OptionException("--security " + v + ": the one setting is rules (users and permission rules)");
@@ -577,6 +574,28 @@ public final class RunCommand {
         RunSettings settings = new RunSettings(workload, sizes, clients, instances, responders, queues, channels, rate, runLength, warmup,
                 timeout, persistent || workload.alwaysPersistent(), perThread, tls, security, metrics, url, output, jvmOptions, inProcess);
         return new Parsed(settings, targets, verbose, database);
+    }
+
+    /** {@code --tls}'s value: the server's TLS engine, {@code jdk} or {@code openssl} (or {@code auto}); else refused. */
+    static String tlsEngine(String v) {
+        return switch (v) {
+            case "jdk", "openssl", "auto" -> v;
+            default -> throw new OptionException("--tls " + v + ": the server's TLS engine is jdk or openssl (or auto)");
+        };
+    }
+
+    /** {@code --rate}'s value: operations per second per client, 0 or more, else a refusal naming it. */
+    private static double rate(String v) {
+        double rate;
+        try {
+            rate = Double.parseDouble(v.trim());
+        } catch (NumberFormatException e) {
+            throw new OptionException("--rate " + v + ": not a number (operations per second per client, e.g. 1.5)");
+        }
+        if (!(rate >= 0) || Double.isInfinite(rate)) {
+            throw new OptionException("--rate " + v + ": must be 0 (as fast as it goes) or a positive rate");
+        }
+        return rate;
     }
 
     /** {@code v} as a whole number of at least 1, else a refusal naming {@code option}. */

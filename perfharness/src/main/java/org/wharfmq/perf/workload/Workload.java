@@ -6,7 +6,7 @@ import org.wharfmq.perf.options.OptionException;
 import java.util.Locale;
 
 /**
- * The workloads of {@code shared/specs/benchmarks.md} the runner can run, and where their clients live. RR-1 and
+ * The workloads the runner can run, as docs/benchmarks.md defines them, and where their clients live. RR-1 and
  * RR-3 are the same run on Wharf (there is no MQI: both are JMS over {@code vm://}); both ids exist so results
  * can be set beside the seed's rows of either. The F-* workloads run a message flow built into the harness
  * ({@link BenchmarkFlow}) in the server; their requesters put the input on the flow's input queue and wait for the

@@ -96,7 +96,8 @@ public final class WorkloadRunner {
         if (w == Workload.RR_RATED) {
             line += String.format("%n  achieved %s rt/s (mean); response time p50 %s p95 %s; %s", Sizes.rate(r.meanRate()),
                     Sizes.micros(r.latencyMicros().p50()),
-                    Sizes.micros(r.latencyMicros().p95()), RatedSteps.served(r) ? "served" : "not served (median past the threshold)");
+                    Sizes.micros(r.latencyMicros().p95()), RatedSteps.served(r) ? "served"
+                            : r.passed() ? "not served (median past the threshold)" : "not served (the step failed its checks)");
         }
         if (w.publishSubscribe()) {
             line += "\n  delivery latency p50 / p90 / p99 / max: " + Sizes.latency(r.latencyMicros());

@@ -3,6 +3,8 @@ package org.wharfmq.perf.workload;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.wharfmq.server.WharfServer;
+import org.wharfmq.server.config.ServerConfig;
 
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -10,13 +12,15 @@ import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
  * Short runs (tens of clients, seconds) of the workloads about many clients: rated request/reply (RR-RATED), short
  * sessions (RR-SHORT) and connect/disconnect (CONNECT), with a server in this JVM. They check that every request
- * got its one reply and that the steps report what the seeds' tables show, never how fast.
+ * got its one reply, that the steps report what the seeds' tables show, and that a rated run stops stepping where the
+ * seeds' tables stop, never how fast.
  */
 @Tag("slow")
 class ConnectionWorkloadsTest {
@@ -66,6 +70,33 @@ class ConnectionWorkloadsTest {
         String report = Files.readString(out.resolve("report.md"));
         assertTrue(report.contains("### Wharf, 2KB: 20 clients served"), report);
         assertTrue(report.contains("| 20 | 10 | 40 | "), report);
+    }
+
+    /**
+     * The stepping stops after a step that fails, as after one whose median response passes 1 s (the rule:
+     * RatedStepsTest). Here every request is past the maxMessageLength of the running server the run is given
+     * ({@code --url}): the first step fails naming the limit and its setting, as the client's refusal does, serves no
+     * client, and the second step is not run.
+     */
+    @Test
+    void aRatedRunStopsAfterAFailedStepWhichNamesTheLimitItsRequestsCrossed(@TempDir Path data, @TempDir Path out) throws Exception {
+        int limit = 64 * 1024;
+        try (WharfServer server = WharfServer.start(ServerConfig.builder().host("127.0.0.1").port(0).inVmName("perf-rated-limit")
+                .dataDirectory(data).maxMessageLength(limit).build())) {
+            RunSettings settings = RunCommand.parse(new String[] {"RR-RATED", "--url", server.tcpUrl(), "--sizes", "64k",
+                    "--requesters", "2,4", "--rate", "2", "--warmup", "1", "--run-length", "1", "--out", out.toString(),
+                    "--in-process"}, false).settings();
+            List<String> progress = new CopyOnWriteArrayList<>();
+            List<StepResult> steps = run(settings, progress);
+            assertEquals(1, steps.size(), "no step after the one that failed: " + progress);
+            StepResult s = steps.get(0);
+            assertFalse(s.passed(), s.toString());
+            assertTrue(s.problems().stream().anyMatch(p -> p.contains("maximum message length of " + limit
+                    + " bytes (setting maxMessageLength)")), s.problems().toString());
+            assertEquals(0, RatedSteps.clientsServed(steps));
+            assertTrue(progress.stream().anyMatch(l -> l.contains("not served (the step failed its checks)")), progress.toString());
+            assertTrue(progress.stream().anyMatch(l -> l.contains("the step failed: no more steps")), progress.toString());
+        }
     }
 
     /** Short sessions, plain and over TLS: every session's request answered once, on a connection of its own. */

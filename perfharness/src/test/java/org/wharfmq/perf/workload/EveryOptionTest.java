@@ -11,6 +11,7 @@ import org.wharfmq.perf.driver.DriverResult;
 import org.wharfmq.perf.options.PerfOptions;
 import org.wharfmq.server.WharfServer;
 import org.wharfmq.server.config.ServerConfig;
+import org.wharfmq.server.management.QueueStatus;
 
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
@@ -21,14 +22,20 @@ import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
 
+import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
  * Each option of the harness that changes what runs, run once end to end in a short run (never how fast):
- * persistent request/reply and flows, TLS, metrics, the JNDI provider and rated requesters. Every run must pass the
+ * persistent request/reply and flows, TLS, metrics, a running server ({@code --url}) with one correlation id per
+ * requester, the JNDI provider and rated requesters. Every run must pass the
  * harness's exactly-once checks. ({@code perf compare} against the built-in peers: WorkloadSmokeTest's child-JVM run
- * beside Artemis, ClassicPeerMainTest's and DistributedWorkloadsTest's.)
+ * beside Artemis, ClassicPeerMainTest's and DistributedWorkloadsTest's; {@code --security rules}: WorkloadSmokeTest's;
+ * {@code --tls} on RR-SHORT and CONNECT: ConnectionWorkloadsTest's, on RR-5's channels: DistributedWorkloadsTest's;
+ * {@code --database postgres}: PostgresWorkloadTest's; {@code --peer replicated} and {@code relay}:
+ * ReplicatedPeerTest's and RelayPeerTest's; {@code perf report}'s options: ReportCommandTest's; {@code perf footprint
+ * --tls}: FootprintCommandTest's.)
  */
 @Tag("slow")
 class EveryOptionTest {
@@ -37,8 +44,9 @@ class EveryOptionTest {
 
     @BeforeAll
     static void startServer(@TempDir Path data) throws Exception {
+        // RR-4's queues defined, so that they stay after a run (an auto-created queue goes once unused) for the checks
         server = WharfServer.start(ServerConfig.builder().host("127.0.0.1").port(0).inVmName("perf-every-option")
-                .dataDirectory(data).build());
+                .dataDirectory(data).queue("REQUEST").queue("REPLY").build());
     }
 
     @AfterAll
@@ -88,6 +96,29 @@ class EveryOptionTest {
         runInProcess(settings(Workload.RR_4, false, null, "scrape", out), lines);
         assertTrue(lines.stream().anyMatch(l -> l.contains(ServerMain.READY_PREFIX) && l.contains(" metrics=http://")), lines.toString());
         assertTrue(lines.stream().noneMatch(l -> l.contains("scraping")), "every scrape answered 200: " + lines);
+    }
+
+    /**
+     * {@code --url} with {@code --correlation thread}, as a user types them: RR-4 on a server already running (this
+     * class's) instead of one the runner starts, each requester with one correlation id and one long-lived reply
+     * consumer. Every round trip went through that server's queues, which it says are empty afterwards.
+     */
+    @Test
+    void aRunningServerAndOneCorrelationIdPerRequester(@TempDir Path out) throws Exception {
+        RunSettings settings = RunCommand.parse(new String[] {"RR-4", "--url", server.tcpUrl(), "--correlation", "thread",
+                "--requesters", "2", "--warmup", "1", "--run-length", "1", "--out", out.toString(), "--in-process"}, false).settings();
+        List<String> requesters = new DriverPlan(Workload.RR_4, settings, 2048, 2, 1, out, "plan", null, Target.WHARF)
+                .clientMeasured().get(0).baseArgs();
+        assertEquals("true", requesters.get(requesters.indexOf("-co") + 1), requesters.toString());
+        QueueStatus before = server.management().queue("REQUEST");
+        StepResult s = runInProcess(settings, new CopyOnWriteArrayList<>());
+        QueueStatus requests = server.management().queue("REQUEST");
+        QueueStatus replies = server.management().queue("REPLY");
+        long sent = requests.enqueued() - before.enqueued();
+        assertTrue(sent >= s.latencyMicros().count(), "the round trips went through this server: " + sent + " requests, "
+                + s.latencyMicros().count() + " round trips measured");
+        assertEquals(0, requests.depth(), requests.toString());
+        assertEquals(0, replies.depth(), replies.toString());
     }
 
     /** {@code -pc JNDI}: the driver finds its connection factory and queues through a JNDI provider (Wharf's own). */

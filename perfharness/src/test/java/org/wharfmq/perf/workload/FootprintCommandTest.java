@@ -27,14 +27,15 @@ class FootprintCommandTest {
     }
 
     /**
-     * 30 queues and 30 idle connections on a Wharf in a child JVM: each adds to the server's live heap, so the
-     * per-item figures are positive, and the result line gives them for scripts.
+     * 30 queues and 30 idle TLS connections ({@code --tls jdk}) on a Wharf in a child JVM: each adds to the server's
+     * live heap, so the per-item figures are positive, and the result line gives them for scripts. (Without TLS, and
+     * on Artemis: ReportCommandTest's memory rows.)
      */
     @Test
     @Tag("slow")
     void queuesAndIdleConnectionsEachCostTheServerHeap() throws Exception {
         ByteArrayOutputStream text = new ByteArrayOutputStream();
-        FootprintCommand.Result r = FootprintCommand.measure(Target.WHARF, 30, 30, null,
+        FootprintCommand.Result r = FootprintCommand.measure(Target.WHARF, 30, 30, "jdk",
                 new ChildJvmLauncher(List.of("-Xmx256m"), line -> { }), new PrintStream(text, true, StandardCharsets.UTF_8));
         assertEquals(30, r.queues());
         assertEquals(30, r.connections());
@@ -43,5 +44,6 @@ class FootprintCommandTest {
         assertTrue(r.residentBefore() > 0, "the resident set is read from /proc: " + r);
         String out = text.toString(StandardCharsets.UTF_8);
         assertTrue(out.contains(FootprintCommand.RESULT_PREFIX + " target=Wharf queues=30 heapBytesPerQueue="), out);
+        assertTrue(out.contains(" tls=jdk"), out);
     }
 }

@@ -64,6 +64,18 @@ class RunCommandOptionsTest {
         assertNull(RunCommand.parse(new String[] {"RR-4"}, false).settings().tls(), "plain TCP by default");
         OptionException e = assertThrows(OptionException.class, () -> RunCommand.parse(new String[] {"RR-4", "--tls", "gnutls"}, false));
         assertEquals("--tls gnutls: the server's TLS engine is jdk or openssl (or auto)", e.getMessage());
+        OptionException footprint = assertThrows(OptionException.class, () -> FootprintCommand.run(new String[] {"--tls", "gnutls"}));
+        assertEquals(e.getMessage(), footprint.getMessage(), "perf footprint refuses it before starting a server");
+    }
+
+    /** A rate that is not a number, or is negative, is refused naming the option (it was a NumberFormatException). */
+    @Test
+    void rateMustBeANumberOfZeroOrMore() {
+        assertEquals(1.5, RunCommand.parse(new String[] {"RR-RATED", "--rate", "1.5"}, false).settings().rate());
+        assertEquals("--rate fast: not a number (operations per second per client, e.g. 1.5)", assertThrows(OptionException.class,
+                () -> RunCommand.parse(new String[] {"OW-1", "--rate", "fast"}, false)).getMessage());
+        assertEquals("--rate -2: must be 0 (as fast as it goes) or a positive rate", assertThrows(OptionException.class,
+                () -> RunCommand.parse(new String[] {"RR-RATED", "--rate", "-2"}, false)).getMessage());
     }
 
     @Test
