@@ -69,6 +69,12 @@ final class RecoveryRouter implements RecoveryTarget {
                 held(transaction.consumed()));
     }
 
+    /** A branch prepared twice in an older version's journal: the older PREPARE, rolled back by the store, logged. */
+    @Override
+    public void transactionSuperseded(byte[] branch, long rolledBack, long kept) {
+        xaBranches.superseded(branch);
+    }
+
     /** Each message on its queue (a queue's, or a durable subscription's), counted in its depth but not offered. */
     private List<QueuedMessage> held(List<PreparedTransaction.Message> messages) {
         List<QueuedMessage> held = new ArrayList<>(messages.size());

@@ -455,9 +455,30 @@ public final class XaBranches {
         branch.prepared = true;
         branch.restored = true;
         branch.preparedAt = clock.millis();
+        XaBranch before;
         synchronized (this) {
-            branches.put(xid, branch);
+            before = branches.put(xid, branch);
         }
+        if (before != null) { // the store keeps one branch a key (Xid and owner): this Xid came with two owners
+            LOG.log(System.Logger.Level.ERROR, "XA branch " + xid + " was restored twice from the journal, prepared"
+                    + " by owner " + before.owner + " and by owner " + branch.owner + " (a journal of an older"
+                    + " version): only the second can be completed; the messages the first holds stay held out of"
+                    + " their queues.");
+        }
+    }
+
+    /**
+     * The store rolled back at recovery a PREPARE of branch {@code storeKey} that a later transaction prepared again
+     * (a journal of a version that left the rollback of a branch restored after a restart unrecorded): says so, with
+     * the Xid.
+     */
+    public void superseded(byte[] storeKey) {
+        LOG.log(System.Logger.Level.WARNING, "XA branch " + XaBranch.xidOf(storeKey) + " was prepared twice in the"
+                + " journal, by two transactions, the older never completed there: a journal written by a version that"
+                + " did not record the rollback of a branch restored after a restart (a sender channel's batch backed"
+                + " out when the channel started again, then sent again under the same batch id). The older one was"
+                + " rolled back then: it is rolled back now, its rollback recorded, and the messages it alone held are"
+                + " back on their queues; the later one is as it was (in doubt, or completed). Nothing to do.");
     }
 
     /** Logs the in-doubt branches recovery restored, if any, with their Xids: once, after recovery. */

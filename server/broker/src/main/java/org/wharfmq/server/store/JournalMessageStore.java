@@ -35,6 +35,11 @@ public final class JournalMessageStore implements MessageStore {
     private RecoveredMessages recovered;
     /** The prepared XA transactions recovery found in doubt, until {@link #recover} hands them over. */
     private List<PreparedTransaction> prepared;
+    /**
+     * The prepared transactions whose branch a later one prepared again ({@link JournalState#supersede}), rolled back
+     * at the open; {@link #recover} names them.
+     */
+    private List<JournalState.Superseded> superseded;
     private final Map<String, Long> recoveredQueues;
     private final List<SubscriptionRecord> recoveredSubscriptions;
     private final List<String> recoveryDamage;
@@ -49,6 +54,7 @@ public final class JournalMessageStore implements MessageStore {
         this.transactionBase = recovery.highestTransaction;
         try (JournalReader reader = journal.reader()) {
             // ids relative to transactionBase; their few messages are read now, the others as their queues take them
+            this.superseded = recovery.state.supersededPrepared();
             this.prepared = recovery.state.takePrepared(-recovery.highestTransaction, reader);
         }
         this.recovered = recovery.state.recovered();
@@ -65,6 +71,9 @@ public final class JournalMessageStore implements MessageStore {
         }
         this.writer = new JournalWriter(journal, recovery.state, config.durability() == Durability.FSYNC, space,
                 replication);
+        for (JournalState.Superseded s : superseded) {
+            writer.submit(JournalEntry.marker(JournalRecord.ROLLBACK, s.tx(), StoreCompletion.NONE)); // its first work
+        }
         this.writerThread = new Thread(writer, "wharf-journal");
         writerThread.setDaemon(true);
     }
@@ -154,11 +163,14 @@ public final class JournalMessageStore implements MessageStore {
     public void recover(RecoveryTarget target) {
         RecoveredMessages messages;
         List<PreparedTransaction> inDoubt;
+        List<JournalState.Superseded> rolledBack;
         synchronized (this) {
             messages = recovered;
             inDoubt = prepared;
+            rolledBack = superseded;
             recovered = null;
             prepared = null;
+            superseded = null;
         }
         if (messages == null) {
             return;
@@ -176,6 +188,9 @@ public final class JournalMessageStore implements MessageStore {
             }
         } finally {
             space.recoveryRead();
+        }
+        for (JournalState.Superseded s : rolledBack) {
+            target.transactionSuperseded(s.branch(), s.tx() - transactionBase, s.by() - transactionBase);
         }
         inDoubt.forEach(target::transactionPrepared);
     }

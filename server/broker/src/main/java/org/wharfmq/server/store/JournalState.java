@@ -58,6 +58,11 @@ final class JournalState {
         int records;
         /** The Xid of its PREPARE record: a prepared XA branch, in doubt until COMMIT or ROLLBACK; else null. */
         byte[] branch;
+        /**
+         * The later transaction that prepared the same branch again ({@link #supersede}), 0 when none: this one is
+         * rolled back at recovery, not handed over.
+         */
+        long supersededBy;
     }
 
     private final Map<String, LongObjectHashMap<Live>> live = new HashMap<>();
@@ -417,6 +422,35 @@ final class JournalState {
         return found;
     }
 
+    /** A prepared transaction whose branch a later one prepared again: {@code tx} is rolled back, {@code by} not. */
+    record Superseded(long tx, long by, byte[] branch) {
+    }
+
+    /**
+     * Prepared transaction {@code tx}'s branch was prepared again by transaction {@code by}, a later one (recovery):
+     * {@code tx} is left out of {@link #takePrepared}, to be rolled back. The queue manager refuses to start a branch
+     * whose Xid is in use, prepared ones included, and records every outcome, so a journal it writes holds no such
+     * pair; one written by a version that did not record the rollback of a branch restored after a restart (a
+     * channel's batch backed out, then sent again under the same batch id) does: the older was rolled back then,
+     * unrecorded, so it is rolled back now, and the messages it alone consumed are live again.
+     */
+    void supersede(long tx, long by) {
+        pending.get(tx).supersededBy = by;
+    }
+
+    /** The prepared transactions {@link #supersede}d and still pending, oldest first; recovery. */
+    List<Superseded> supersededPrepared() {
+        List<Superseded> superseded = new ArrayList<>(0);
+        for (LongObjectHashMap.PrimitiveEntry<Pending> entry : pending.entries()) {
+            Pending p = entry.value();
+            if (p.branch != null && p.supersededBy != 0) {
+                superseded.add(new Superseded(entry.key(), p.supersededBy, p.branch));
+            }
+        }
+        superseded.sort(java.util.Comparator.comparingLong(Superseded::tx));
+        return superseded;
+    }
+
     /**
      * Takes the prepared transactions out (recovery, before {@link #recovered}): each with the bytes of its sends
      * and of the live messages it consumed, which {@link #recovered} then leaves out (held, not delivered again).
@@ -429,7 +463,7 @@ final class JournalState {
         List<PreparedTransaction> prepared = new ArrayList<>();
         for (LongObjectHashMap.PrimitiveEntry<Pending> entry : pending.entries()) {
             Pending p = entry.value();
-            if (p.branch == null) {
+            if (p.branch == null || p.supersededBy != 0) {
                 continue;
             }
             dropCopies(p);

@@ -2,10 +2,13 @@ package org.wharfmq.server.store;
 
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
+import io.netty.util.collection.LongObjectHashMap;
 import net.openhft.chronicle.queue.ExcerptTailer;
 import net.openhft.chronicle.wire.DocumentContext;
 
+import java.nio.ByteBuffer;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -23,7 +26,8 @@ import java.util.Map;
  * tail) ends the reading of its file: it and whatever follows in that file are ignored and reported, never fatal.
  * A record cut short by a crash is never complete in Chronicle's framing, so it is not even seen. Transactions
  * without a commit marker are rolled back, but prepared ones (a PREPARE record and no COMMIT or ROLLBACK): those are in
- * doubt, for their transaction manager to decide.
+ * doubt, for their transaction manager to decide; but one whose branch a later transaction prepared again, which only
+ * a journal of an older version holds ({@link #preparedAgain}): it is rolled back.
  *
  * <p>Not thread-safe: one thread builds it (the startup, or the replica's applier), then hands it to the store.
  */
@@ -47,6 +51,9 @@ final class Recovery {
     int rolledBackTransactions;
 
     private boolean finished;
+    /** The branch of each prepared transaction still pending, and the transaction by branch: {@link #preparedAgain}. */
+    private final LongObjectHashMap<ByteBuffer> preparedBranchOf = new LongObjectHashMap<>();
+    private final Map<ByteBuffer, Long> preparedByBranch = new HashMap<>();
 
     /** An empty model, to be fed {@link #record records} as they are appended. */
     Recovery() {
@@ -228,15 +235,25 @@ final class Recovery {
                 }
                 byte[] branch = new byte[length];
                 in.readBytes(branch);
+                boolean copiedForward = state.isPrepared(tx); // reclamation wrote it again: seen already
                 state.prepared(tx, branch, segment);
+                if (!copiedForward) {
+                    preparedAgain(tx, branch);
+                }
                 break;
             }
-            case JournalRecord.COMMIT:
-                state.commit(transactionSeen(in.readLong()));
+            case JournalRecord.COMMIT: {
+                long tx = transactionSeen(in.readLong());
+                state.commit(tx);
+                ended(tx);
                 break;
-            case JournalRecord.ROLLBACK:
-                state.rollback(transactionSeen(in.readLong()));
+            }
+            case JournalRecord.ROLLBACK: {
+                long tx = transactionSeen(in.readLong());
+                state.rollback(tx);
+                ended(tx);
                 break;
+            }
             case JournalRecord.QUEUE:
                 state.queueDefined(JournalRecord.readString(in), segment, bytes);
                 break;
@@ -268,6 +285,31 @@ final class Recovery {
                 throw new IndexOutOfBoundsException("unknown record type " + type);
         }
         return type;
+    }
+
+    /**
+     * Transaction {@code tx} prepared {@code branch}: when another pending transaction prepared the same branch (Xid
+     * and owner), the older of the two by id is superseded ({@link JournalState#supersede}), rolled back at the open.
+     * By id, not by the records' order: reclamation copies a prepared transaction's records forward, past later ones.
+     */
+    private void preparedAgain(long tx, byte[] branch) {
+        ByteBuffer key = ByteBuffer.wrap(branch);
+        preparedBranchOf.put(tx, key);
+        Long other = preparedByBranch.put(key, tx);
+        if (other != null && other != tx && state.isPrepared(other)) {
+            long older = Math.min(other, tx);
+            long newer = Math.max(other, tx);
+            state.supersede(older, newer);
+            preparedByBranch.put(key, newer);
+        }
+    }
+
+    /** Transaction {@code tx} committed or rolled back: a branch it prepared is free again. */
+    private void ended(long tx) {
+        ByteBuffer key = preparedBranchOf.remove(tx);
+        if (key != null) {
+            preparedByBranch.remove(key, tx);
+        }
     }
 
     private void sequenceSeen(String queue, long sequence) {

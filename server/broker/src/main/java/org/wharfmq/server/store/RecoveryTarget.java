@@ -37,4 +37,17 @@ public interface RecoveryTarget {
     default void transactionPrepared(PreparedTransaction transaction) {
         transaction.release();
     }
+
+    /**
+     * A prepared XA transaction branch the store rolled back at recovery, its branch having been prepared again by a
+     * later transaction that is kept ({@link #transactionPrepared}, or completed before the restart): a journal written
+     * by a version that left the rollback of a branch restored after a restart unrecorded. Called before
+     * {@link #transactionPrepared}; for the log.
+     *
+     * @param branch     the Xid, as {@link Persistence#prepare} was given it
+     * @param rolledBack the transaction id of the older PREPARE, rolled back (recorded)
+     * @param kept       the transaction id of the later one
+     */
+    default void transactionSuperseded(byte[] branch, long rolledBack, long kept) {
+    }
 }

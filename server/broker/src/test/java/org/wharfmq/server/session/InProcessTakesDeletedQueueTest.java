@@ -3,7 +3,7 @@ package org.wharfmq.server.session;
 import io.netty.util.concurrent.SingleThreadEventExecutor;
 import org.junit.jupiter.api.Test;
 import org.wharfmq.protocol.frame.ErrorCode;
-import org.wharfmq.server.ServerPlugin;
+import org.wharfmq.server.HostCapture;
 import org.wharfmq.server.TestServer;
 import org.wharfmq.server.WharfException;
 import org.wharfmq.server.WharfServer;
@@ -11,7 +11,6 @@ import org.wharfmq.server.config.QueueDefinition;
 
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
-import java.util.concurrent.atomic.AtomicReference;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
@@ -27,20 +26,10 @@ class InProcessTakesDeletedQueueTest {
 
     @Test
     void aQueueDeletedAsItsConsumerOpensRefusesTheConsumeNamingTheQueue() throws Exception {
-        AtomicReference<ServerPlugin.Host> host = new AtomicReference<>();
-        ServerPlugin capture = new ServerPlugin() {
-            @Override
-            public void start(Host server) {
-                host.set(server);
-            }
-
-            @Override
-            public void close() {
-            }
-        };
+        HostCapture capture = new HostCapture();
         try (TestServer test = TestServer.start(b -> b, config -> WharfServer.start(config, capture))) {
             test.server().queueManager().defineQueue(QueueDefinition.named("GOING"));
-            try (InProcessTakes takes = host.get().takeMessages()) {
+            try (InProcessTakes takes = capture.host().takeMessages()) {
                 SingleThreadEventExecutor loop = (SingleThreadEventExecutor) takes.loop();
                 CountDownLatch held = new CountDownLatch(1);
                 CountDownLatch holding = new CountDownLatch(1);

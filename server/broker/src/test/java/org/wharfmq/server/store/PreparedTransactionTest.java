@@ -141,6 +141,80 @@ class PreparedTransactionTest {
         }
     }
 
+    /**
+     * A journal of an older version could hold two PREPAREs of one branch: it left the rollback of a branch restored
+     * after a restart unrecorded, and a channel then took the batch's messages again under the same batch id, so the
+     * same Xid. The older was rolled back then: recovery rolls it back (recorded, so once), the later one is in doubt
+     * alone, and what only the older held is live again. Before, both were handed over, each holding the message they
+     * share, and the server's table of branches kept one of them: the other's messages were held for good.
+     */
+    @Test
+    void aBranchPreparedTwiceInAnOldJournalIsInDoubtOnceTheOlderRolledBack() throws Exception {
+        ServerConfig config = StoreHarness.config(data);
+        prepareOneBranchTwice(config, false);
+        Recovered inDoubt = new Recovered();
+        try (JournalMessageStore store = StoreHarness.open(config, inDoubt)) {
+            assertEquals(List.of("xid-1: sends [] consumed [Q#1=in both batches/1]"), inDoubt.prepared);
+            assertEquals(List.of("Q#2=in the older batch only", "Q#9=unrelated"), inDoubt.messages);
+            assertEquals(List.of("xid-1"), inDoubt.superseded, "named, for the log");
+            StoreHarness.Done rollback = new StoreHarness.Done();
+            store.rollback(inDoubt.preparedIds.get(0), rollback);
+            assertNull(rollback.await());
+        }
+        Recovered rolledBack = new Recovered();
+        try (JournalMessageStore ignored = StoreHarness.open(config, rolledBack)) {
+            assertEquals(List.of(), rolledBack.superseded, "the older PREPARE's rollback is recorded");
+            assertEquals(List.of(), rolledBack.prepared);
+            assertEquals(List.of("Q#1=in both batches", "Q#2=in the older batch only", "Q#9=unrelated"),
+                    rolledBack.messages);
+        }
+    }
+
+    /**
+     * The later PREPARE of the branch committed before the restart: the older one, left alone, is not in doubt (it
+     * would hold its messages for good, and a commit of it by its channel would remove one it never sent).
+     */
+    @Test
+    void aBranchPreparedAgainAndCommittedInAnOldJournalLeavesNothingInDoubt() throws Exception {
+        ServerConfig config = StoreHarness.config(data);
+        prepareOneBranchTwice(config, true);
+        Recovered recovered = new Recovered();
+        try (JournalMessageStore ignored = StoreHarness.open(config, recovered)) {
+            assertEquals(List.of(), recovered.prepared);
+            assertEquals(List.of("Q#2=in the older batch only", "Q#9=unrelated"), recovered.messages);
+            assertEquals(List.of("xid-1"), recovered.superseded, "named, for the log");
+        }
+        Recovered again = new Recovered();
+        try (JournalMessageStore ignored = StoreHarness.open(config, again)) {
+            assertEquals(List.of(), again.superseded);
+            assertEquals(List.of(), again.prepared);
+            assertEquals(List.of("Q#2=in the older batch only", "Q#9=unrelated"), again.messages);
+        }
+    }
+
+    /**
+     * As an older version wrote it: transaction 1 consumes Q#1 and Q#2 and prepares branch xid-1 (its rollback after
+     * a restart went unrecorded); transaction 2 consumes Q#1 again and prepares xid-1 again, then commits when
+     * {@code commitLater}. Q#9 is an unrelated message.
+     */
+    private static void prepareOneBranchTwice(ServerConfig config, boolean commitLater) throws Exception {
+        try (JournalMessageStore store = StoreHarness.open(config, new Recovered())) {
+            StoreHarness.put(store, Message.of("Q", 1, "in both batches"));
+            StoreHarness.put(store, Message.of("Q", 2, "in the older batch only"));
+            store.removeInTransaction(1, Message.of("Q", 1, ""));
+            store.removeInTransaction(1, Message.of("Q", 2, ""));
+            prepare(store, 1);
+            store.removeInTransaction(2, Message.of("Q", 1, ""));
+            prepare(store, 2);
+            if (commitLater) {
+                StoreHarness.Done commit = new StoreHarness.Done();
+                store.commit(2, commit);
+                assertNull(commit.await());
+            }
+            StoreHarness.put(store, Message.of("Q", 9, "unrelated"));
+        }
+    }
+
     /** Messages {@code from} to {@code to} of 1000 bytes through queue FAST, each put and consumed. */
     private static void traffic(JournalMessageStore store, int from, int to) throws Exception {
         String body = "x".repeat(1000);

@@ -37,6 +37,8 @@ final class StoreHarness {
         final List<String> prepared = new ArrayList<>();
         /** Their ids, to commit or roll them back with, in the same order. */
         final List<Long> preparedIds = new ArrayList<>();
+        /** The branches of the PREPAREs rolled back for a later PREPARE of the same branch, as text. */
+        final List<String> superseded = new ArrayList<>();
 
         @Override
         public void subscriptionRecovered(SubscriptionRecord subscription) {
@@ -68,6 +70,11 @@ final class StoreHarness {
             prepared.add(new String(transaction.branch(), StandardCharsets.UTF_8) + ": sends " + sends + " consumed "
                     + consumed);
             preparedIds.add(transaction.transactionId());
+        }
+
+        @Override
+        public void transactionSuperseded(byte[] branch, long rolledBack, long kept) {
+            superseded.add(new String(branch, StandardCharsets.UTF_8));
         }
     }
 

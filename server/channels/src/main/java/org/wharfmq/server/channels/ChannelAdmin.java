@@ -215,10 +215,11 @@ final class ChannelAdmin {
             List<PreparedBranch> doubt = ChannelResolution.inDoubt(
                     running.host().management().preparedBranches(), name);
             if (!doubt.isEmpty()) {
-                throw new IllegalArgumentException("Channel '" + name + "' has batch "
-                        + ChannelResolution.batch(doubt.get(0)) + " in doubt (its messages held on "
-                        + d.transmissionQueue() + "): resolve it first ('wharf admin resolve"
-                        + " channel " + name + " --action commit|backout'), then delete it.");
+                boolean one = doubt.size() == 1;
+                throw new IllegalArgumentException("Channel '" + name + "' has " + described(doubt) + " in doubt (its"
+                        + " messages held on " + d.transmissionQueue() + "): resolve " + (one ? "it" : "each")
+                        + " first ('wharf admin resolve channel " + name + (one ? "" : " --batch ID")
+                        + " --action commit|backout'), then delete it.");
             }
             running.remove(sender);
         } else {
@@ -278,11 +279,15 @@ final class ChannelAdmin {
     }
 
     /**
-     * Completes stopped sender {@code name}'s batch in doubt by hand (IBM MQ's RESOLVE CHANNEL): {@code commit} when
-     * the receiver has it (removed from the transmission queue for good), otherwise backed out (back on the
-     * transmission queue, first, sent again when the channel starts).
+     * Completes one of stopped sender {@code name}'s batches in doubt by hand (IBM MQ's RESOLVE CHANNEL):
+     * {@code commit} when the receiver has it (removed from the transmission queue for good), otherwise backed out (back on the
+     * transmission queue, each message to its place, sent again when the channel starts). {@code batch} names it; null
+     * names the only one, and is refused when there are several (with {@code pipelineLength} 2 a failure may leave
+     * two, and the receiver may have the first and not the second). The receiver commits batches in order, so only the
+     * oldest batch in doubt may be committed and only the newest backed out: what is committed stays the batches up to
+     * the receiver's last, whatever order the operator goes in.
      */
-    synchronized String resolve(String name, boolean commit) throws Exception {
+    synchronized String resolve(String name, boolean commit, Long batch) throws Exception {
         ChannelDefinition d = definitions.definition(name);
         if (d.type() != ChannelDefinition.Type.SENDER) {
             throw new IllegalArgumentException("Channel '" + name + "' is a receiver: a batch is in doubt on its sender"
@@ -291,24 +296,81 @@ final class ChannelAdmin {
         SenderChannel sender = running.sender(name);
         if (sender.state() != SenderChannel.State.STOPPED) {
             throw new IllegalArgumentException("Channel '" + name + "' is " + sender.state() + ": a channel that runs"
-                    + " resolves its batch in doubt itself, with its receiver. Stop it first ('wharf admin stop"
-                    + " channel " + name + "') to resolve it by hand.");
+                    + " resolves its batches in doubt itself, with its receiver. Stop it first ('wharf admin stop"
+                    + " channel " + name + "') to resolve them by hand.");
         }
         List<PreparedBranch> doubt = ChannelResolution.inDoubt(running.host().management().preparedBranches(), name);
         if (doubt.isEmpty()) {
             throw new IllegalArgumentException("Channel '" + name + "' has no batch in doubt: nothing to resolve.");
         }
-        StringBuilder said = new StringBuilder();
-        for (PreparedBranch branch : doubt) {
-            ChannelResolution.complete(running.host(), name, branch, commit);
-            String line = "Channel " + name + ": batch " + ChannelResolution.batch(branch) + " "
-                    + (commit ? "committed: its messages are removed from " + d.transmissionQueue()
-                    : "backed out: its messages are back on " + d.transmissionQueue() + ", sent again when the"
-                    + " channel starts");
-            LOG.log(System.Logger.Level.WARNING, line + " (resolved by an operator)");
-            said.append(said.isEmpty() ? "" : "\n").append(line);
+        PreparedBranch branch = chosen(name, doubt, batch, commit);
+        ChannelResolution.complete(running.host(), name, branch, commit);
+        String line = "Channel " + name + ": " + ChannelResolution.shown(branch).describe() + " "
+                + (commit ? "committed: its messages are removed from " + d.transmissionQueue()
+                : "backed out: its messages are back on " + d.transmissionQueue() + ", sent again when the"
+                + " channel starts");
+        LOG.log(System.Logger.Level.WARNING, line + " (resolved by an operator)");
+        List<PreparedBranch> left = new ArrayList<>(doubt);
+        left.remove(branch);
+        return left.isEmpty() ? line : line + "; still in doubt: " + described(left);
+    }
+
+    /**
+     * The batch of {@code doubt} (oldest first, one at least) that {@code batch} names, as {@link #resolve} may
+     * complete it with {@code commit}.
+     *
+     * @throws IllegalArgumentException naming the batches in doubt and the rule, when {@code batch} is null and there
+     *                                  are several, names none of them, or is not the one the action may take
+     */
+    private static PreparedBranch chosen(String name, List<PreparedBranch> doubt, Long batch, boolean commit) {
+        String command = "'wharf admin resolve channel " + name + " --batch ID --action commit|backout'";
+        String rule = "Its receiver commits batches in order: by its LAST BATCH (display chstatus on the receiving"
+                + " queue manager), commit every batch up to it, oldest first, and back out every later one, newest"
+                + " first (" + command + ").";
+        if (batch == null) {
+            if (doubt.size() == 1) {
+                return doubt.get(0);
+            }
+            throw new IllegalArgumentException("Channel '" + name + "' has " + doubt.size() + " batches in doubt, "
+                    + described(doubt) + ", and each may need its own outcome: name one with --batch. " + rule);
         }
-        return said.toString();
+        PreparedBranch named = null;
+        for (PreparedBranch b : doubt) {
+            if (ChannelResolution.batch(b) == batch) {
+                named = b;
+            }
+        }
+        if (named == null) {
+            throw new IllegalArgumentException("Channel '" + name + "' has no batch " + batch + " in doubt; in doubt: "
+                    + described(doubt) + ".");
+        }
+        PreparedBranch oldest = doubt.get(0);
+        PreparedBranch newest = doubt.get(doubt.size() - 1);
+        if (commit && named != oldest) {
+            long first = ChannelResolution.batch(oldest);
+            throw new IllegalArgumentException("Channel '" + name + "': batch " + batch + " is not committed while"
+                    + " batch " + first + " is in doubt: a receiver that has batch " + batch + " has batch " + first
+                    + " too. Commit batch " + first + " first ('wharf admin resolve channel " + name + " --batch "
+                    + first + " --action commit'). " + rule);
+        }
+        if (!commit && named != newest) {
+            long last = ChannelResolution.batch(newest);
+            throw new IllegalArgumentException("Channel '" + name + "': batch " + batch + " is not backed out while"
+                    + " batch " + last + " is in doubt: a receiver that does not have batch " + batch + " does not have"
+                    + " batch " + last + " either. Back out batch " + last + " first ('wharf admin resolve channel "
+                    + name + " --batch " + last + " --action backout'). " + rule);
+        }
+        return named;
+    }
+
+    /** "batch 2 (sequence numbers 2 to 11) and batch 3 (sequence numbers 12 to 21)". */
+    private static String described(List<PreparedBranch> batches) {
+        List<String> each = new ArrayList<>();
+        for (PreparedBranch b : batches) {
+            each.add(ChannelResolution.shown(b).describe());
+        }
+        return each.size() == 1 ? each.get(0)
+                : String.join(", ", each.subList(0, each.size() - 1)) + " and " + each.get(each.size() - 1);
     }
 
     private ChannelDefinition read(String name, Map<String, String> attributes, String verb) {

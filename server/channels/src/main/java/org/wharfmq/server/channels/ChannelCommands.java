@@ -17,7 +17,7 @@ import java.util.Map;
  * {@code define-channel} and {@code alter-channel} (the attributes as arguments named as config/wharf.yaml names them,
  * {@code WharfBatchSize} for {@code batchSize}, {@code WharfTlsTrustStore} for {@code tls.trustStore}),
  * {@code delete-channel}, {@code start-channel} and {@code stop-channel}, {@code reset-channel} ({@value #SEQUENCE})
- * and {@code resolve-channel} ({@value #ACTION}).
+ * and {@code resolve-channel} ({@value #ACTION}, {@value #BATCH}).
  */
 public final class ChannelCommands implements AdminCommands {
 
@@ -27,6 +27,8 @@ public final class ChannelCommands implements AdminCommands {
     public static final String SEQUENCE = "WharfSequence";
     /** Request property of resolve-channel: {@code commit} or {@code backout}. */
     public static final String ACTION = "WharfAction";
+    /** Request property of resolve-channel: the batch in doubt to complete (absent: the only one). */
+    public static final String BATCH = "WharfBatch";
     private static final String PREFIX = "Wharf";
 
     private final ChannelAdmin admin;
@@ -74,7 +76,7 @@ public final class ChannelCommands implements AdminCommands {
                 default -> throw new IllegalArgumentException("Channel '" + name(r) + "': the action is commit (the"
                         + " receiver has the batch) or backout (it has not), not '" + action + "'.");
             };
-            return admin.resolve(name(r), commit);
+            return admin.resolve(name(r), commit, r.number(BATCH));
         });
         return commands;
     }

@@ -19,12 +19,15 @@ import java.util.List;
  *                               missing)
  * @param inDoubt                whether a sender has a batch in doubt: its removal prepared on this queue manager,
  *                               its outcome waiting for the receiver's answer ({@code resolve channel})
- * @param batchesInDoubt         the ids of those batches, oldest first (empty when none): what an operator compares
- *                               with the receiver's last batch before {@code resolve channel}; a sender knows them
+ * @param batchesInDoubt         those batches, oldest first (empty when none), each with its id and the sequence
+ *                               numbers of its messages: what an operator compares with the receiver's LAST BATCH
+ *                               (or SEQUENCE) before {@code resolve channel}, batch by batch; a sender knows them
  *                               across a restart, before it learns its numbers from the receiver
  * @param reason                 why the channel is stopped, and the fix: an operator stopped it, or a sender
  *                               stopped by itself (a batch its partner cannot take), or a sender retrying after its
- *                               partner left its FAST messages unconfirmed too long (until it opens again); else null
+ *                               partner left its FAST messages unconfirmed too long (until it opens again); else
+ *                               null. Said after "Channel NAME stopped: " ({@code display chstatus}, the log): it
+ *                               does not name the channel itself
  * @param stopCause              what stopped it, for alerts: {@value #OPERATOR}, {@value #BATCH_REFUSED},
  *                               {@value #PARTNER_BREACH} or {@value #FAST_UNCONFIRMED}; null when it is not stopped
  * @param nonPersistentSpeed     the nonPersistentSpeed both ends agreed when the channel opened ({@code fast} or
@@ -32,8 +35,29 @@ import java.util.List;
  */
 public record ChannelStatus(String name, String type, String state, String partner, String transmissionQueue,
                             long messages, long sequence, long lastBatchId, long bytes, long batches,
-                            Long transmissionQueueDepth, boolean inDoubt, List<Long> batchesInDoubt,
+                            Long transmissionQueueDepth, boolean inDoubt, List<BatchInDoubt> batchesInDoubt,
                             String reason, String stopCause, String nonPersistentSpeed) {
+
+    /**
+     * A sender's batch in doubt: its removal from the transmission queue prepared, its outcome the receiver's.
+     *
+     * @param batch         its id: the receiver has it when its last batch id is at least this
+     * @param firstSequence the sequence number of its first message; null for a batch prepared by an older version,
+     *                      which did not keep them
+     * @param lastSequence  the sequence number of its last message: the receiver has the batch when its sequence
+     *                      number is at least this (unless an operator reset it since); null as firstSequence
+     * @param messages      how many messages it holds off the transmission queue (its non-persistent ones not after
+     *                      a restart)
+     */
+    public record BatchInDoubt(long batch, Long firstSequence, Long lastSequence, int messages) {
+
+        /** "batch 2 (sequence numbers 2 to 11)", or "batch 2" when its sequence numbers are not known. */
+        public String describe() {
+            return "batch " + batch + (lastSequence == null ? ""
+                    : firstSequence.equals(lastSequence) ? " (sequence number " + lastSequence
+                    + ")" : " (sequence numbers " + firstSequence + " to " + lastSequence + ")");
+        }
+    }
 
     /** A stop cause: an operator stopped the channel ({@code wharf admin stop channel}). */
     public static final String OPERATOR = "operator";
@@ -62,10 +86,10 @@ public record ChannelStatus(String name, String type, String state, String partn
     }
 
     /**
-     * This status with what the queue manager knows of the channel's transmission queue and branches: the ids of its
-     * batches in doubt.
+     * This status with what the queue manager knows of the channel's transmission queue and branches: its batches in
+     * doubt.
      */
-    ChannelStatus with(Long depth, List<Long> inDoubtBatches) {
+    ChannelStatus with(Long depth, List<BatchInDoubt> inDoubtBatches) {
         return new ChannelStatus(name, type, state, partner, transmissionQueue, messages, sequence, lastBatchId, bytes,
                 batches, depth, !inDoubtBatches.isEmpty(), inDoubtBatches, reason, stopCause, nonPersistentSpeed);
     }
@@ -73,8 +97,8 @@ public record ChannelStatus(String name, String type, String state, String partn
     /** This status of a channel an operator stopped (a receiver may still be ending its partner's session). */
     ChannelStatus stoppedByOperator() {
         return new ChannelStatus(name, type, "STOPPED", partner, transmissionQueue, messages, sequence, lastBatchId,
-                bytes, batches, transmissionQueueDepth, inDoubt, batchesInDoubt, "stopped by an operator; 'wharf admin start channel "
-                + name + "' starts it" + (type.equals("sender") ? "" : " (its sender retries until then)"), OPERATOR,
-                nonPersistentSpeed);
+                bytes, batches, transmissionQueueDepth, inDoubt, batchesInDoubt, "an operator stopped it; 'wharf admin"
+                + " start channel " + name + "' starts it" + (type.equals("sender") ? "" : " (its sender retries until"
+                + " then)"), OPERATOR, nonPersistentSpeed);
     }
 }

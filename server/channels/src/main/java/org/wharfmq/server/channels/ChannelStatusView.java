@@ -33,12 +33,7 @@ final class ChannelStatusView {
             } catch (RuntimeException missing) {
                 depth = null; // the transmission queue is not defined (the channel retries, saying so)
             }
-            List<Long> inDoubt = new ArrayList<>();
-            for (PreparedBranch b : ChannelResolution.inDoubt(branches, s.definition().name())) {
-                inDoubt.add(ChannelResolution.batch(b));
-            }
-            inDoubt.sort(null);
-            all.add(shown(s.status().with(depth, inDoubt)));
+            all.add(shown(s.status().with(depth, ChannelResolution.shown(branches, s.definition().name()))));
         }
         ChannelReceivers r = running.receivers();
         if (r != null) {

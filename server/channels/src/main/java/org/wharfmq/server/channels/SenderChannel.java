@@ -44,7 +44,7 @@ import java.util.concurrent.locks.ReentrantLock;
  * no frame and no in-VM connection. A batch's messages (at most {@code batchSize}, {@code batchBytes}, gathered for
  * up to {@code batchIntervalMillis}) go to the partner as CHANNEL_MESSAGE frames, their stored bytes as they are, written
  * by the channel's thread (a batch's prepare waits for the journal, which no event loop may); their removal from the transmission queue is an XA branch
- * ({@link #xid}: the channel's name and the batch's id), prepared (journaled) before CHANNEL_END_BATCH makes the
+ * ({@link #xid}: the channel's name, the batch's id and its sequence numbers), prepared (journaled) before CHANNEL_END_BATCH makes the
  * receiver commit the batch with the channel's sequence number and the batch's id, and committed once it answers OK.
  * A failure before the prepare rolls the removal back; one after it leaves the batch in doubt, resolved when the
  * channel starts again ({@link #resolve}): the removal is committed when the receiver has committed that batch (its
@@ -306,7 +306,7 @@ final class SenderChannel implements Runnable {
                     // the partner broke the protocol: connecting again would meet it again
                     stopCause = ChannelStatus.PARTNER_BREACH;
                     stoppedBecause = partnerBreach(breach);
-                    LOG.log(System.Logger.Level.ERROR, stoppedBecause);
+                    LOG.log(System.Logger.Level.ERROR, "Channel " + definition.name() + " stopped: " + stoppedBecause);
                     break;
                 }
                 if (e instanceof ClientException c && c.code() == ErrorCode.CHANNEL_STOPPED) {
@@ -344,9 +344,12 @@ final class SenderChannel implements Runnable {
         status = State.STOPPED;
     }
 
-    /** Why the channel stops when its partner sent a frame longer than a sender reads ({@code tooLong}); the fix. */
+    /**
+     * Why the channel stops when its partner sent a frame longer than a sender reads ({@code tooLong}), and the fix: the
+     * reason, as {@code display chstatus} shows it after "Channel NAME stopped: ".
+     */
     private String partnerBreach(FrameTooLongException tooLong) {
-        return "Channel " + definition.name() + " stopped: its partner at " + definition.connection() + " (queue"
+        return "its partner at " + definition.connection() + " (queue"
                 + " manager " + partner.serverName() + ", as it names itself) sent a frame of " + tooLong.length()
                 + " bytes, more than the " + tooLong.limit() + " a sender channel reads from its partner (a receiver"
                 + " answers a sender and never sends it a message: ChannelConfiguration.SENDER_MAX_RECEIVE_LENGTH,"
@@ -613,17 +616,18 @@ final class SenderChannel implements Runnable {
 
     /**
      * Stops the channel (CHANNEL_STOPPED) rather than send a message the partner does not read ({@link #fits}): it
-     * stays on the transmission queue until an operator raises the partner's limit.
+     * stays on the transmission queue until an operator raises the partner's limit. The exception's message is the
+     * reason, as {@code display chstatus} shows it after "Channel NAME stopped: ".
      */
     private void checkLength(ByteBuf message) throws ClientException {
         if (fits(message)) {
             return;
         }
         String id = MessageHeaders.read(message).messageId();
-        throw new ClientException(ErrorCode.CHANNEL_STOPPED, "Channel " + definition.name() + " cannot send a message"
-                + " of its transmission queue " + definition.transmissionQueue() + " (" + (id == null ? "no JMSMessageID"
-                : id) + "): it is " + message.readableBytes() + " bytes long, more than queue manager "
-                + partner.serverName() + " reads (its maxMessageLength of " + partner.maxMessageLength() + " bytes, and "
+        throw new ClientException(ErrorCode.CHANNEL_STOPPED, "it cannot send a message of its transmission queue "
+                + definition.transmissionQueue() + " (" + (id == null ? "no JMSMessageID" : id) + "): it is "
+                + message.readableBytes() + " bytes long, more than queue manager " + partner.serverName() + " reads"
+                + " (its maxMessageLength of " + partner.maxMessageLength() + " bytes, and "
                 + Configuration.FRAME_OVERHEAD_ALLOWANCE + " more for a frame's own fields), so it could go neither to"
                 + " its queue nor to its dead-letter queue. The channel stops, the message kept on the transmission"
                 + " queue: raise maxMessageLength in queue manager " + partner.serverName() + "'s configuration (a"
@@ -832,7 +836,7 @@ final class SenderChannel implements Runnable {
         }
         long nextSequence = sequence + batch.size();
         long nextBatch = batchId + 1;
-        WireXid xid = xid(nextBatch);
+        WireXid xid = xid(nextBatch, sequence + 1, nextSequence);
         local.prepare(xid, lastDelivery, ChannelConfiguration.ANSWER_TIMEOUT_MILLIS); // in doubt until resolved
         afterPrepare.run();
         PendingRequests.Request answer = partner.send(id -> new Frame.ChannelEndBatch(id, nextSequence, nextBatch));
@@ -852,10 +856,13 @@ final class SenderChannel implements Runnable {
         sent.add(batch.size(), batch.bytes());
     }
 
-    /** The XA branch of this channel's batch {@code batch}: its removal from the transmission queue. */
-    private WireXid xid(long batch) {
+    /**
+     * The XA branch of this channel's batch {@code batch}, its messages' sequence numbers {@code first} to {@code last}:
+     * its removal from the transmission queue ({@link ChannelResolution#qualifier}).
+     */
+    private WireXid xid(long batch, long first, long last) {
         return new WireXid(XID_FORMAT, (XID_PREFIX + definition.name()).getBytes(StandardCharsets.UTF_8),
-                Long.toString(batch).getBytes(StandardCharsets.UTF_8));
+                ChannelResolution.qualifier(batch, first, last));
     }
 
     /** This channel's prepared batches on the local queue manager: removals whose outcome the partner decides. */
@@ -877,7 +884,7 @@ final class SenderChannel implements Runnable {
      */
     private void resolve(long receiverLastBatch) throws InterruptedException {
         for (WireXid xid : inDoubt()) {
-            long batch = Long.parseLong(new String(xid.branchQualifier(), StandardCharsets.UTF_8));
+            long batch = ChannelResolution.batchOf(xid.branchQualifier());
             boolean received = batch <= receiverLastBatch;
             if (received) {
                 local.commit(xid, ChannelConfiguration.ANSWER_TIMEOUT_MILLIS);

@@ -1,6 +1,7 @@
 package org.wharfmq.server.cli;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import org.wharfmq.server.channels.ChannelStatus;
 import org.wharfmq.server.queue.QueueOrigin;
 
 import java.io.PrintWriter;
@@ -260,16 +261,35 @@ final class AdminOutput {
                 out.println("Channel " + c.get("name").asText() + " stopped: " + text(c.get("reason")));
             }
             if (!c.path("batchesInDoubt").isEmpty()) { // what an operator compares before resolving by hand
-                List<String> ids = new ArrayList<>();
-                c.path("batchesInDoubt").forEach(id -> ids.add(id.asText()));
-                String name = c.get("name").asText();
-                boolean one = ids.size() == 1;
-                out.println("Channel " + name + " has batch" + (one ? " " : "es ") + String.join(" and ", ids)
-                        + " in doubt: it settles " + (one ? "it" : "them") + " with its receiver when it runs again;"
-                        + " when the receiver cannot be asked, 'wharf admin resolve channel " + name + " --action"
-                        + " commit' if the receiver's LAST BATCH is at least " + ids.get(ids.size() - 1)
-                        + ", --action backout if it is less than " + ids.get(0) + ".");
+                inDoubt(c.get("name").asText(), c.path("batchesInDoubt"), out);
             }
+        }
+    }
+
+    /**
+     * A sender's batches in doubt ({@code display chstatus}): each with its sequence numbers and the command that
+     * resolves it by the receiver's LAST BATCH; the oldest is committed first, the newest backed out first.
+     */
+    private static void inDoubt(String name, JsonNode batches, PrintWriter out) {
+        List<ChannelStatus.BatchInDoubt> each = new ArrayList<>();
+        batches.forEach(b -> each.add(new ChannelStatus.BatchInDoubt(b.get("batch").asLong(),
+                b.hasNonNull("firstSequence") ? b.get("firstSequence").asLong() : null,
+                b.hasNonNull("lastSequence") ? b.get("lastSequence").asLong() : null, b.path("messages").asInt())));
+        String resolve = "'wharf admin resolve channel " + name;
+        if (each.size() == 1) {
+            long id = each.get(0).batch();
+            out.println("Channel " + name + " has " + each.get(0).describe() + " in doubt: it settles it with its"
+                    + " receiver when it runs again; when the receiver cannot be asked, " + resolve + " --action"
+                    + " commit' if the receiver's LAST BATCH is at least " + id + ", --action backout if it is less"
+                    + " than " + id + ".");
+            return;
+        }
+        out.println("Channel " + name + " has " + each.size() + " batches in doubt: it settles them with its receiver"
+                + " when it runs again. When the receiver cannot be asked, resolve each by the receiver's LAST BATCH,"
+                + " the oldest committed first, the newest backed out first:");
+        for (ChannelStatus.BatchInDoubt b : each) {
+            out.println("  " + b.describe() + ": " + resolve + " --batch " + b.batch() + " --action commit' if LAST"
+                    + " BATCH is at least " + b.batch() + ", --action backout if it is less");
         }
     }
 

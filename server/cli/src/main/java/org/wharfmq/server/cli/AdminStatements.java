@@ -665,13 +665,21 @@ final class AdminStatements implements Runnable, AutoCloseable {
 
     @Command(name = "resolve", description = "Completes a stopped sender channel's batch in doubt.")
     final class Resolve extends Verb {
-        @Command(name = "channel", mixinStandardHelpOptions = true, description = "Completes a stopped sender's batch"
-                + " in doubt (IBM MQ's RESOLVE CHANNEL): commit when the receiver has it (removed from the"
-                + " transmission queue), backout when it has not (sent again).")
+        @Command(name = "channel", mixinStandardHelpOptions = true, description = "Completes one batch in doubt of a"
+                + " stopped sender (IBM MQ's RESOLVE CHANNEL), by the receiver's LAST BATCH ('display chstatus' on"
+                + " the receiving queue manager): commit when the receiver has it (LAST BATCH at least its id: removed"
+                + " from the transmission queue), backout when it has not (sent again). With several batches in doubt"
+                + " (pipelineLength 2) each is resolved on its own, named by --batch: the oldest may be committed, the"
+                + " newest backed out.")
         int channel(@Parameters(paramLabel = "NAME") String name,
-                    @Option(names = "--action", required = true, paramLabel = "commit|backout") String action) {
-            return send("resolve-channel", arguments(ChannelCommands.CHANNEL, name, ChannelCommands.ACTION, action),
-                    result -> done(() -> out.println(result.asText())));
+                    @Option(names = "--action", required = true, paramLabel = "commit|backout", description = "commit"
+                            + " (the receiver has the batch) or backout (it has not); no default: the operator"
+                            + " decides.") String action,
+                    @Option(names = "--batch", paramLabel = "ID", description = "The batch in doubt ('display"
+                            + " chstatus' names each; default: the only one, refused when there are several).")
+                    Long batch) {
+            return send("resolve-channel", arguments(ChannelCommands.CHANNEL, name, ChannelCommands.ACTION, action,
+                    ChannelCommands.BATCH, batch), result -> done(() -> out.println(result.asText())));
         }
     }
 

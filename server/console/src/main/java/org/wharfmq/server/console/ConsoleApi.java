@@ -94,7 +94,7 @@ final class ConsoleApi {
             change("start-channel", "channel"),
             change("stop-channel", "channel"),
             change("reset-channel", "channel", "sequence"),
-            change("resolve-channel", "channel", "action"),
+            change("resolve-channel", "channel", "action", "batch"),
             // a replicated queue manager's (docs/resilience.md)
             change("switchover", "member"),
             change("define-member", "member", "address"),

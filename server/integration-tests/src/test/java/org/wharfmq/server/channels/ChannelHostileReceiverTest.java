@@ -58,7 +58,8 @@ class ChannelHostileReceiverTest {
         TestServer qm1 = servers.keep(TestServer.start(c -> c.name("QM1").autoCreate(false).queue("LOCAL")
                         .queue(QueueDefinition.transmissionQueue("QM2"))
                         .reference(QueueReference.remote("ORDERS", "ORDERS", "QM2", null)),
-                c -> WharfServer.builder(c).plugins(qm1Channels).start()));
+                c -> WharfServer.builder(c).plugins(qm1Channels, new AdminPlugin(qm1Channels.adminCommands()))
+                        .start()));
         Session onQm1 = servers.connect(qm1.server().tcpUrl()).createSession(false, Session.AUTO_ACKNOWLEDGE);
         MessageProducer orders = onQm1.createProducer(onQm1.createQueue("ORDERS"));
         orders.send(onQm1.createTextMessage("an order"), DeliveryMode.PERSISTENT, 4, 0);
@@ -66,7 +67,7 @@ class ChannelHostileReceiverTest {
         ChannelStatus stopped = ChannelServers.awaitStopped(qm1Channels);
         assertEquals(ChannelStatus.PARTNER_BREACH, stopped.stopCause());
         int limit = MessageLengthLimit.frameLimit(ChannelConfiguration.SENDER_MAX_RECEIVE_LENGTH);
-        assertEquals("Channel TO.QM2 stopped: its partner at " + partner.url() + " (queue manager QM2, as it names"
+        String reason = "its partner at " + partner.url() + " (queue manager QM2, as it names"
                 + " itself) sent a frame of " + claimed + " bytes, more than the " + limit + " a sender channel reads"
                 + " from its partner (a receiver answers a sender and never sends it a message:"
                 + " ChannelConfiguration.SENDER_MAX_RECEIVE_LENGTH, whatever maxMessageLength the partner declares)."
@@ -74,7 +75,11 @@ class ChannelHostileReceiverTest {
                 + " transmission queue QM2 (a batch on its way stays in doubt until the channel runs again). Something"
                 + " other than a Wharf receiver answers at " + partner.url() + ", or the stream was changed on its way"
                 + " (use ssl:// with a verified certificate): check it, then start the channel again on queue manager"
-                + " QM1 (wharf admin start channel TO.QM2).", stopped.reason());
+                + " QM1 (wharf admin start channel TO.QM2).";
+        assertEquals(reason, stopped.reason());
+        // the line under the table says "Channel TO.QM2 stopped: " once, before the reason
+        String shown = AdminCli.ok(qm1.server().tcpUrl(), "display", "chstatus");
+        assertTrue(shown.contains("\nChannel TO.QM2 stopped: " + reason + "\n"), shown);
         partner.await(Frame.ChannelEndBatch.class);
         assertEquals(1, qm1.server().management().preparedBranches().size(), "the batch waits on QM1, in doubt");
 

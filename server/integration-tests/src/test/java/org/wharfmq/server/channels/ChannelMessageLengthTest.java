@@ -5,6 +5,7 @@ import org.junit.jupiter.api.Test;
 import org.wharfmq.server.Configuration;
 import org.wharfmq.server.TestServer;
 import org.wharfmq.server.WharfServer;
+import org.wharfmq.server.admin.AdminPlugin;
 import org.wharfmq.server.config.QueueDefinition;
 import org.wharfmq.server.config.QueueReference;
 import org.wharfmq.server.it.LargeMessages;
@@ -144,7 +145,8 @@ class ChannelMessageLengthTest {
         TestServer qm1 = servers.keep(TestServer.start(c -> c.name("QM1").autoCreate(false)
                         .queue(QueueDefinition.transmissionQueue("QM2"))
                         .reference(QueueReference.remote("ORDERS", "ORDERS", "QM2", null)),
-                c -> WharfServer.builder(c).plugins(qm1Channels).start()));
+                c -> WharfServer.builder(c).plugins(qm1Channels, new AdminPlugin(qm1Channels.adminCommands()))
+                        .start()));
         Session onQm1 = servers.connect(qm1.server().tcpUrl()).createSession(false, Session.AUTO_ACKNOWLEDGE);
         MessageProducer producer = onQm1.createProducer(onQm1.createQueue("ORDERS"));
         if (streaming) { // a short FAST message first: the channel runs, and its thread waits in the stream
@@ -153,18 +155,24 @@ class ChannelMessageLengthTest {
                     && Long.valueOf(0).equals(s.transmissionQueueDepth()));
         }
         int length = RECEIVER_LIMIT + Configuration.FRAME_OVERHEAD_ALLOWANCE;
-        producer.send(LargeMessages.message(onQm1, length, 6), deliveryMode, 4, 0);
+        Message tooLong = LargeMessages.message(onQm1, length, 6);
+        producer.send(tooLong, deliveryMode, 4, 0);
 
         ChannelStatus stopped = ChannelServers.awaitStopped(qm1Channels);
         assertEquals(ChannelStatus.BATCH_REFUSED, stopped.stopCause());
-        String reason = stopped.reason();
-        assertTrue(reason.startsWith("Channel TO.QM2 cannot send a message of its transmission queue QM2 ("), reason);
-        assertTrue(reason.contains("more than queue manager QM2 reads (its maxMessageLength of " + RECEIVER_LIMIT
-                + " bytes, and " + Configuration.FRAME_OVERHEAD_ALLOWANCE + " more for a frame's own fields)"), reason);
-        assertTrue(reason.contains("The channel stops, the message kept on the transmission queue: raise"
-                + " maxMessageLength in queue manager QM2's configuration (a restart) and start the channel again on"
-                + " the sending queue manager (wharf admin start channel TO.QM2)."), reason);
         assertEquals(Long.valueOf(1), stopped.transmissionQueueDepth(), "the message waits on QM1: " + stopped);
+        long stored = qm1.server().management().queue("QM2").memoryBytes() - Configuration.MESSAGE_OVERHEAD_BYTES;
+        String reason = "it cannot send a message of its transmission queue QM2 (" + tooLong.getJMSMessageID()
+                + "): it is " + stored + " bytes long, more than queue manager QM2 reads (its maxMessageLength of "
+                + RECEIVER_LIMIT + " bytes, and " + Configuration.FRAME_OVERHEAD_ALLOWANCE + " more for a frame's own"
+                + " fields), so it could go neither to its queue nor to its dead-letter queue. The channel stops, the"
+                + " message kept on the transmission queue: raise maxMessageLength in queue manager QM2's"
+                + " configuration (a restart) and start the channel again on the sending queue manager (wharf admin"
+                + " start channel TO.QM2).";
+        assertEquals(reason, stopped.reason());
+        // the line under the table says "Channel TO.QM2 stopped: " once, before the reason
+        String shown = AdminCli.ok(qm1.server().tcpUrl(), "display", "chstatus");
+        assertTrue(shown.contains("\nChannel TO.QM2 stopped: " + reason + "\n"), shown);
         assertTrue(qm1.server().management().preparedBranches().isEmpty(), "no batch was sent, none is in doubt");
         assertEquals(streaming ? 1 : 0, qm2.server().queueManager().queue("ORDERS").depth(), "the first alone");
         assertEquals(0, qm2.server().queueManager().queue(DeadLetters.QUEUE).depth());

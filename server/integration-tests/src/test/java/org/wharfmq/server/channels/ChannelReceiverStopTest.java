@@ -67,9 +67,10 @@ class ChannelReceiverStopTest {
         JsonNode receiver = ChannelDefinitionAdminTest.status(url2, "TO.QM2");
         assertEquals("STOPPED", receiver.get("state").asText());
         assertEquals("operator", receiver.get("stopCause").asText());
-        assertEquals("stopped by an operator; 'wharf admin start channel TO.QM2' starts it (its sender retries until"
+        assertEquals("an operator stopped it; 'wharf admin start channel TO.QM2' starts it (its sender retries until"
                 + " then)", receiver.get("reason").asText());
-        assertTrue(AdminCli.ok(url2, "display", "chstatus").contains("Channel TO.QM2 stopped: stopped by an operator"));
+        assertTrue(AdminCli.ok(url2, "display", "chstatus").contains("\nChannel TO.QM2 stopped: an operator stopped"
+                + " it; 'wharf admin start channel TO.QM2' starts it (its sender retries until then)\n"));
 
         sendOrders(url1, 3, 5); // the sender finds its session ended, and is refused when it tries again
         awaitState(url1, "RETRYING");

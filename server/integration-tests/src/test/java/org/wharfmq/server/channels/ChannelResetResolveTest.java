@@ -76,17 +76,20 @@ class ChannelResetResolveTest {
         assertEquals("STOPPED", status.get("state").asText());
         assertTrue(status.get("inDoubt").asBoolean(), status.toString());
         assertEquals(5, status.get("transmissionQueueDepth").asLong(), "held by its prepared removal, still counted");
-        assertEquals("[1]", status.get("batchesInDoubt").toString(), "known across the restart");
+        assertEquals(1, status.get("batchesInDoubt").size(), "known across the restart: " + status);
+        String batch = described(status.get("batchesInDoubt").get(0));
         String shown = AdminCli.ok(url1, "display", "chstatus");
         assertTrue(shown.contains(" YES "), "INDOUBT YES");
-        assertTrue(shown.contains("\nChannel TO.QM2 has batch 1 in doubt: it settles it with its receiver when it runs"
-                + " again; when the receiver cannot be asked, 'wharf admin resolve channel TO.QM2 --action commit' if"
-                + " the receiver's LAST BATCH is at least 1, --action backout if it is less than 1.\n"), shown);
+        assertTrue(shown.contains("\nChannel TO.QM2 has " + batch + " in doubt: it settles it with its receiver when it"
+                + " runs again; when the receiver cannot be asked, 'wharf admin resolve channel TO.QM2 --action commit'"
+                + " if the receiver's LAST BATCH is at least 1, --action backout if it is less than 1.\n"), shown);
         assertEquals("Channel 'TO.QM2': the action is commit (the receiver has the batch) or backout (it has not), not"
                 + " 'maybe'.", AdminCli.refused(url1, "resolve", "channel", "TO.QM2", "--action", "maybe"));
 
-        assertEquals("Channel TO.QM2: batch 1 backed out: its messages are back on QM2, sent again when the channel"
-                + " starts\n", AdminCli.ok(url1, "resolve", "channel", "TO.QM2", "--action", "backout"));
+        assertEquals("Channel 'TO.QM2' has no batch 2 in doubt; in doubt: " + batch + ".",
+                AdminCli.refused(url1, "resolve", "channel", "TO.QM2", "--batch", "2", "--action", "backout"));
+        assertEquals("Channel TO.QM2: " + batch + " backed out: its messages are back on QM2, sent again when the"
+                + " channel starts\n", AdminCli.ok(url1, "resolve", "channel", "TO.QM2", "--action", "backout"));
         status = ChannelDefinitionAdminTest.status(url1, "TO.QM2");
         assertFalse(status.get("inDoubt").asBoolean());
         assertEquals(5, status.get("transmissionQueueDepth").asLong());
@@ -123,10 +126,12 @@ class ChannelResetResolveTest {
         assertTrue(AdminCli.refused(url1, "resolve", "channel", "TO.QM2", "--action", "commit").startsWith(
                 "Channel 'TO.QM2' is "), "a channel that runs resolves its batch itself");
         AdminCli.ok(url1, "stop", "channel", "TO.QM2");
-        assertTrue(ChannelDefinitionAdminTest.status(url1, "TO.QM2").get("inDoubt").asBoolean());
+        JsonNode status = ChannelDefinitionAdminTest.status(url1, "TO.QM2");
+        assertTrue(status.get("inDoubt").asBoolean());
 
-        assertEquals("Channel TO.QM2: batch 1 committed: its messages are removed from QM2\n",
-                AdminCli.ok(url1, "resolve", "channel", "TO.QM2", "--action", "commit"));
+        assertEquals("Channel TO.QM2: " + described(status.get("batchesInDoubt").get(0)) + " committed: its messages"
+                + " are removed from QM2\n", AdminCli.ok(url1, "resolve", "channel", "TO.QM2", "--batch", "1",
+                "--action", "commit"));
         assertTrue(qm1.server().management().preparedBranches().isEmpty());
         assertEquals(0, qm1.server().queueManager().queue("QM2").depth());
 
@@ -210,6 +215,19 @@ class ChannelResetResolveTest {
         awaitSent(1);
         assertEquals(502, ChannelDefinitionAdminTest.status(url2, "TO.QM2").get("sequence").asLong());
         Receive.nothingMore(orders);
+    }
+
+    /**
+     * Batch 1 of {@code display chstatus --json}'s {@code batchesInDoubt}, as the channel names it: "batch 1
+     * (sequence numbers 1 to 5)", its messages those of the transaction that the channel's thread found delivered.
+     */
+    private static String described(JsonNode batch) {
+        assertEquals(1, batch.get("batch").asLong(), batch.toString());
+        assertEquals(1, batch.get("firstSequence").asLong(), batch.toString());
+        long last = batch.get("lastSequence").asLong();
+        assertEquals(last, batch.get("messages").asLong(), batch.toString());
+        assertTrue(last >= 1 && last <= 5, batch.toString());
+        return "batch 1 (sequence number" + (last == 1 ? " 1)" : "s 1 to " + last + ")");
     }
 
     /** Polls the count of messages sender TO.QM2 had confirmed since it started, until it is {@code n}. */

@@ -118,7 +118,7 @@ class ChannelStatusViewsTest {
         console = JSON.readTree(get(http.url() + "/api/display-chstatus"));
         assertEquals("STOPPED", console.get(0).get("state").asText());
         assertEquals("operator", console.get(0).get("stopCause").asText());
-        assertEquals("stopped by an operator; 'wharf admin start channel TO.QM2' starts it",
+        assertEquals("an operator stopped it; 'wharf admin start channel TO.QM2' starts it",
                 console.get(0).get("reason").asText());
         assertEquals(1, console.get(0).get("transmissionQueueDepth").asLong());
     }

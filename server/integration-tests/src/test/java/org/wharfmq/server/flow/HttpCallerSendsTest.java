@@ -9,7 +9,7 @@ import org.wharfmq.flow.node.HttpInputNode;
 import org.wharfmq.flow.node.HttpReplyNode;
 import org.wharfmq.flow.node.OutputNode;
 import org.wharfmq.jms.WharfConnectionFactory;
-import org.wharfmq.server.ServerPlugin;
+import org.wharfmq.server.HostCapture;
 import org.wharfmq.server.security.Identity;
 import org.wharfmq.server.security.InProcessLogins;
 
@@ -41,7 +41,7 @@ class HttpCallerSendsTest {
 
     private static HttpFlowServer flows;
     /** What the queue manager offers its plugins, as the flow host sees it. */
-    private static ServerPlugin.Host host;
+    private static final HostCapture QUEUE_MANAGER = new HostCapture();
 
     @BeforeAll
     static void start() throws Exception {
@@ -56,16 +56,7 @@ class HttpCallerSendsTest {
                   - queue: "CALLER.LOG"
                     send: [anyone]
                   - connect: [anyone]
-                """, new ServerPlugin() {
-                    @Override
-                    public void start(Host server) {
-                        host = server;
-                    }
-
-                    @Override
-                    public void close() {
-                    }
-                });
+                """, QUEUE_MANAGER);
         flows.flowHost().deploy(() -> orders("orders", HttpInputNode.RunAs.CALLER), 1);
         flows.flowHost().deploy(() -> orders("trusted", HttpInputNode.RunAs.FLOW), 1);
         try (Connection connection = new WharfConnectionFactory(flows.server().vmUrl()).createConnection()) {
@@ -160,7 +151,7 @@ class HttpCallerSendsTest {
 
     @Test
     void theLoginAPluginActsAsAUserWithIsRefusedOverTcp() throws Exception {
-        InProcessLogins.Login login = host.logins().inProcess().loginFor(new Identity("alice", Set.of("apps"), "TEST"));
+        InProcessLogins.Login login = QUEUE_MANAGER.host().logins().inProcess().loginFor(new Identity("alice", Set.of("apps"), "TEST"));
         WharfConnectionFactory overTcp = new WharfConnectionFactory("tcp://127.0.0.1:" + flows.server().tcpPort());
         JMSException refused = assertThrows(JMSException.class,
                 () -> overTcp.createConnection(login.name(), new String(login.password())).close());

@@ -2,7 +2,7 @@ package org.wharfmq.server.flow;
 
 import org.junit.jupiter.api.Test;
 import org.wharfmq.jms.WharfConnectionFactory;
-import org.wharfmq.server.ServerPlugin;
+import org.wharfmq.server.HostCapture;
 import org.wharfmq.server.TestServer;
 import org.wharfmq.server.WharfServer;
 import org.wharfmq.server.config.QueueDefinition;
@@ -16,7 +16,6 @@ import javax.jms.Session;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Random;
-import java.util.concurrent.atomic.AtomicReference;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -36,20 +35,10 @@ class InProcessTakesHeldBytesTest {
 
     @Test
     void aTakerBoundedByBytesIsHandedNoMoreThanItMayHold() throws Exception {
-        AtomicReference<ServerPlugin.Host> host = new AtomicReference<>();
-        ServerPlugin capture = new ServerPlugin() {
-            @Override
-            public void start(Host server) {
-                host.set(server);
-            }
-
-            @Override
-            public void close() {
-            }
-        };
+        HostCapture capture = new HostCapture();
         try (TestServer test = TestServer.start(b -> b, config -> WharfServer.start(config, capture))) {
             test.server().queueManager().defineQueue(QueueDefinition.named("HELD"));
-            try (InProcessTakes takes = host.get().takeMessages();
+            try (InProcessTakes takes = capture.host().takeMessages();
                  Connection connection = new WharfConnectionFactory(test.server().vmUrl()).createConnection()) {
                 takes.consume("HELD", null, 1_000, MAX_HELD, 60_000);
                 Session session = connection.createSession(true, Session.SESSION_TRANSACTED);

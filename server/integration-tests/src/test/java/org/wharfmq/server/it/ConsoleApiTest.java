@@ -236,7 +236,7 @@ class ConsoleApiTest {
         HttpResponse<String> running = post("/api/resolve-channel", "root",
                 "{\"channel\": \"CONSOLE.OUT\", \"action\": \"commit\"}", true);
         assertEquals(400, running.statusCode());
-        assertTrue(running.body().contains("Stop it first ('wharf admin stop channel CONSOLE.OUT') to resolve it by"
+        assertTrue(running.body().contains("Stop it first ('wharf admin stop channel CONSOLE.OUT') to resolve them by"
                 + " hand."), running.body());
         assertEquals(200, post("/api/stop-channel", "root", "{\"channel\": \"CONSOLE.OUT\"}", true).statusCode());
         HttpResponse<String> nothing = post("/api/resolve-channel", "root",

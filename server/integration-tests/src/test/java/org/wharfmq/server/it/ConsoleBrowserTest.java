@@ -191,7 +191,8 @@ class ConsoleBrowserTest {
         // the table is drawn again as the status refreshes: the cell is read again when it was replaced meanwhile
         String reason = wait(PAGE_WAIT).ignoring(StaleElementReferenceException.class).until(d ->
                 d.findElement(By.cssSelector("#channels tr[data-channel='BROWSER.IN'] td.reason")).getText());
-        assertTrue(reason.startsWith("stopped by an operator; 'wharf admin start channel BROWSER.IN' starts it"), reason);
+        assertTrue(reason.startsWith("an operator stopped it; 'wharf admin start channel BROWSER.IN' starts it"),
+                reason);
 
         clickChannelButton("BROWSER.IN", "Reset");
         WebElement sequence = wait(PAGE_WAIT).until(ExpectedConditions.elementToBeClickable(

@@ -12,8 +12,8 @@ import org.wharfmq.protocol.auth.ScramClient;
 import org.wharfmq.protocol.frame.ErrorCode;
 import org.wharfmq.protocol.frame.Frame;
 import org.wharfmq.server.FrameClient;
+import org.wharfmq.server.HostCapture;
 import org.wharfmq.server.LogCapture;
-import org.wharfmq.server.ServerPlugin;
 import org.wharfmq.server.TestServer;
 import org.wharfmq.server.TestUsers;
 import org.wharfmq.server.WharfServer;
@@ -143,29 +143,21 @@ class AuthenticationTest {
     void aClientFailingForOneUserDoesNotSlowAnotherUserOnTheSameAddress() throws Exception {
         HttpPlugin http = new HttpPlugin(HttpSettings.on("127.0.0.1"));
         http.routes().get("/who", Permission.CONNECT, call -> HttpAnswer.text(HttpAnswer.TEXT, call.who().user()));
-        Logins[] logins = new Logins[1];
-        ServerPlugin spy = new ServerPlugin() {
-            @Override
-            public void start(Host server) {
-                logins[0] = server.logins();
-            }
-
-            @Override
-            public void close() {
-            }
-        };
+        HostCapture queueManager = new HostCapture();
         try (TestServer fresh = TestServer.start(c -> c,
-                config -> WharfServer.builder(config).authenticator(TestUsers.of("app1", "app2")).plugins(spy, http)
+                config -> WharfServer.builder(config).authenticator(TestUsers.of("app1", "app2"))
+                        .plugins(queueManager, http)
                         .start());
              LogCapture audit = LogCapture.of(AuditLog.NAME)) {
             WharfConnectionFactory factory = factory(fresh.server());
             InetAddress local = InetAddress.getByName("127.0.0.1");
+            LoginThrottle throttle = queueManager.host().logins().throttle();
             for (int i = 1; i <= 6; i++) {
                 assertThrows(JMSSecurityException.class, () -> factory.createConnection("app2", "guess"));
             }
             assertEquals(401, httpGet(http.url() + "/who", "app2", "guess").statusCode());
-            assertEquals(1_000, logins[0].throttle().delayMillis("app2", local), "app2 is slowed from 127.0.0.1");
-            assertEquals(0, logins[0].throttle().delayMillis("app1", local), "app1 is not, from the same address");
+            assertEquals(1_000, throttle.delayMillis("app2", local), "app2 is slowed from 127.0.0.1");
+            assertEquals(0, throttle.delayMillis("app1", local), "app1 is not, from the same address");
 
             assertThrows(JMSSecurityException.class, () -> factory.createConnection("app1", "typo"));
             String typo = audit.messages().get(audit.messages().size() - 1);
@@ -176,7 +168,7 @@ class AuthenticationTest {
             HttpResponse<String> who = httpGet(http.url() + "/who", "app1", TestUsers.password("app1"));
             assertEquals(200, who.statusCode(), who.body());
             assertEquals("app1", who.body());
-            assertEquals(0, logins[0].throttle().delayMillis("app1", local), "a typo is not five");
+            assertEquals(0, throttle.delayMillis("app1", local), "a typo is not five");
         }
     }
 

@@ -482,11 +482,19 @@ async function resetChannel(c) {
 }
 
 async function resolveChannel(c) {
-  const batches = (c.batchesInDoubt || []).join(' and ');
-  const v = await ask('Resolve batch ' + batches + ' in doubt of channel ' + c.name + ': commit if the receiver has'
-    + ' it (its LAST BATCH at least ' + batches + '), backout if not', [['action', 'Action', ['backout', 'commit']]]);
+  const batches = c.batchesInDoubt || [];
+  const named = b => 'batch ' + b.batch + (b.lastSequence == null ? ''
+    : b.firstSequence === b.lastSequence ? ' (sequence number ' + b.lastSequence + ')'
+    : ' (sequence numbers ' + b.firstSequence + ' to ' + b.lastSequence + ')');
+  const fields = [['action', 'Action', ['backout', 'commit']]];
+  if (batches.length > 1) fields.unshift(['batch', 'Batch', batches.map(b => String(b.batch))]);
+  const v = await ask('Resolve ' + batches.map(named).join(' or ') + ', in doubt, of channel ' + c.name + ': commit'
+    + ' a batch the receiver has (its LAST BATCH at least the batch\'s id), back out one it has not; the oldest is'
+    + ' committed first, the newest backed out first', fields);
   if (!v) return;
-  run('Resolve of channel ' + c.name, 'resolve-channel', { channel: c.name, action: v.action }, text => text);
+  const args = { channel: c.name, action: v.action };
+  if (v.batch) args.batch = Number(v.batch);
+  run('Resolve of channel ' + c.name, 'resolve-channel', args, text => text);
 }
 
 async function deleteChannel(c) {
