@@ -93,7 +93,7 @@ class FileInputCrashTest {
                 assertTrue(Files.exists(in.resolve("big.txt")), "the file was moved after its last record's commit");
                 Process last = flowRun(jar, url, dir.resolve("last.log"), List.of());
                 try {
-                    FileNodesTest.awaitFile(in.resolve("archive/big.txt")); // with no line again
+                    FileNodesTest.awaitFile(in.resolve("archive/big.txt"), WAIT_MILLIS); // with no line again
                     Receive.nothingMore(consumer);
                 } finally {
                     last.destroy();

@@ -140,7 +140,12 @@ class FileNodesTest {
 
     /** Waits until {@code file} exists, woken by the file system's events for its directory. */
     static void awaitFile(Path file) throws Exception {
-        await(file, Files::exists, " did not appear", WAIT_MILLIS);
+        awaitFile(file, WAIT_MILLIS);
+    }
+
+    /** Waits up to {@code millis} until {@code file} exists, woken by the file system's events for its directory. */
+    static void awaitFile(Path file, long millis) throws Exception {
+        await(file, Files::exists, " did not appear", millis);
     }
 
     /**
