@@ -108,8 +108,9 @@ public interface FlowContext {
 
     /**
      * Appends {@code record} to the open file of the FileOutput node {@code file}: in a transactional invocation when
-     * it commits, before its other commits, so that nothing of an invocation that rolls back is written (a write that
-     * fails then rolls the invocation back); at once otherwise.
+     * it commits, before its other commits, and forced to disk before them (the node's sync), so that nothing of an
+     * invocation that rolls back is written and a committed message's record is on disk (a write or force that fails
+     * then rolls the invocation back); at once otherwise.
      *
      * @throws IOException when the record is written at once and the write fails
      */

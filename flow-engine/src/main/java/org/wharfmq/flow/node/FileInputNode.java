@@ -26,8 +26,9 @@ import java.util.Map;
  * ending with {@code .part} never match: write under such a name and rename into the directory) and its size and
  * modification time have not changed over one polling interval, so a file still being written is not read half.
  * Files are taken in name order. A done file moves to the archive folder; a file one of whose records failed moves
- * to the backout folder, with a {@code NAME.reason} file beside it. A checkpoint (file, size, time, records done)
- * written after each record's transaction commits lets a restarted flow go on where it stopped.
+ * to the backout folder, with a {@code NAME.reason} file beside it. A checkpoint (file, size, time, records done),
+ * a persistent message on the queue manager's queue {@link #checkpointQueue(String)} replaced in each record's
+ * transaction, lets a restarted flow go on where it stopped with no record twice.
  *
  * <p>The message's {@code properties()} carry {@code FileName} (the file's name) and {@code FileRecord} (the
  * record's number, from 1).
@@ -55,6 +56,9 @@ public final class FileInputNode extends ReadingNode<FileInputNode> implements F
 
     /** Properties field: the record's number in its file, from 1. */
     public static final String FILE_RECORD = "FileRecord";
+
+    /** The checkpoint queues' names start with this: the queue manager's own ({@code SYSTEM.*}, admins only). */
+    public static final String CHECKPOINT_QUEUE_PREFIX = "SYSTEM.FLOW.CHECKPOINT.";
 
     private final Path directory;
     private String pattern = "*";
@@ -203,6 +207,27 @@ public final class FileInputNode extends ReadingNode<FileInputNode> implements F
     @Override
     public List<Path> directories() {
         return List.of(directory, archiveFolder(), backoutFolder());
+    }
+
+    /**
+     * The queue that holds this node's checkpoint in flow {@code flow}: {@value #CHECKPOINT_QUEUE_PREFIX}, the flow's
+     * name, {@code .} and the node's name, each name with {@code .}, {@code /}, {@code %}, spaces, controls and
+     * non-ASCII characters written {@code %XX} (their UTF-8 bytes in hex), so that no two flows' nodes share one.
+     */
+    public String checkpointQueue(String flow) {
+        return CHECKPOINT_QUEUE_PREFIX + escape(flow) + "." + escape(name());
+    }
+
+    private static String escape(String name) {
+        StringBuilder out = new StringBuilder(name.length());
+        for (byte b : name.getBytes(StandardCharsets.UTF_8)) {
+            if (b == '.' || b == '/' || b == '%' || b <= ' ' || b > '~') {
+                out.append('%').append(String.format("%02X", b & 0xff));
+            } else {
+                out.append((char) b);
+            }
+        }
+        return out.toString();
     }
 
     @Override

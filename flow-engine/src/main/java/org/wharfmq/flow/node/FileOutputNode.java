@@ -9,6 +9,7 @@ import org.wharfmq.flow.Node;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.ByteBuffer;
+import java.nio.channels.ClosedChannelException;
 import java.nio.channels.FileChannel;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.DirectoryStream;
@@ -45,12 +46,27 @@ import java.util.regex.Pattern;
  * the files it writes are made anew ({@code CREATE_NEW}), never opened through a link.
  *
  * <p>In a transactional invocation the record is written when the invocation commits, before its database work and its
- * messages ({@link FlowContext#write}): an invocation that rolls back writes nothing, and its retry writes the record
- * once; a write that fails then rolls the invocation back. Outside a transaction the record is written at once. All
- * the flow's instances append to one file, one record at a time (under this node's lock). The assembly goes on to
- * {@code out}; a write at once that fails goes to {@code failure} if wired, else the path fails.
+ * messages ({@link FlowContext#write}), and forced to disk before them ({@link #force}, with {@link Sync#COMMIT}, the
+ * default): an invocation that rolls back writes nothing, and its retry writes the record once; a write or force that
+ * fails then rolls the invocation back; a message whose commit returned has its record on disk. Outside a transaction
+ * the record is written at once, and on disk when its file is finished. All the flow's instances append to one file,
+ * one record at a time (under this node's lock), and share its forces: one force makes every record written before it
+ * durable, so concurrent invocations pay one force between them (a group commit, as the journal's).
+ * The assembly goes on to {@code out}; a write at once that fails goes to {@code failure} if wired, else the path
+ * fails.
  */
 public final class FileOutputNode extends Node implements FileNode {
+
+    /** When a transactional invocation's records are forced to disk. */
+    public enum Sync {
+        /** Before the invocation's commits (its message, database work, sends): a record is on disk before its
+         *  message is consumed. The default. */
+        COMMIT,
+        /** Only when the file is finished: faster, but a power loss (or a crash of the machine) loses the records
+         *  written since the file's last finish whose messages were consumed. A crash of the process alone loses
+         *  nothing (the records are in the operating system's cache). */
+        FINISH
+    }
 
     private static final DateTimeFormatter TIMESTAMP = DateTimeFormatter.ofPattern("yyyyMMdd-HHmmssSSS");
     private static final String PART = ".part";
@@ -61,8 +77,14 @@ public final class FileOutputNode extends Node implements FileNode {
     private int maxRecords = Integer.MAX_VALUE;
     private long maxBytes = Long.MAX_VALUE;
     private long maxAgeMillis;
+    private Sync sync = Sync.COMMIT;
 
-    // the open file, guarded by this node's lock
+    /** Held by the invocation forcing the file, so that the others wait for its force and then need none. */
+    private final Object forcing = new Object();
+
+    // the open file and the counts of records written and known on disk, guarded by this node's lock
+    private long appended;
+    private long durable;
     private ScheduledExecutorService timer;
     private FileChannel channel;
     private Path part;
@@ -116,6 +138,12 @@ public final class FileOutputNode extends Node implements FileNode {
         return this;
     }
 
+    /** When a transactional invocation's records are forced to disk (default {@link Sync#COMMIT}). */
+    public FileOutputNode sync(Sync when) {
+        this.sync = when;
+        return this;
+    }
+
     /** The directory written to. */
     public Path directory() {
         return directory;
@@ -141,6 +169,7 @@ public final class FileOutputNode extends Node implements FileNode {
         if (maxAgeMillis > 0) {
             p.put("maxAgeMillis", maxAgeMillis);
         }
+        p.put("sync", sync);
         return p;
     }
 
@@ -153,6 +182,9 @@ public final class FileOutputNode extends Node implements FileNode {
         if (name.contains("/") || name.contains("\\") || name.startsWith(".")) {
             throw new FlowValidationException("a FileOutput node's name pattern is a file name in its directory "
                     + "(no separator, not hidden), was " + name + ".");
+        }
+        if (sync == null) {
+            throw new FlowValidationException("a FileOutput node's sync is COMMIT or FINISH, not null.");
         }
         if (maxRecords < 1 || maxBytes < 1 || maxAgeMillis < 0) {
             throw new FlowValidationException("maxRecords and maxBytes must be at least 1 and maxAge not negative.");
@@ -218,8 +250,12 @@ public final class FileOutputNode extends Node implements FileNode {
         context.propagate(this, "out", assembly);
     }
 
-    /** Called by the runtime ({@link FlowContext#write}): appends one record to the open file, starting one if none is. */
-    public synchronized void append(byte[] body) throws IOException {
+    /**
+     * Called by the runtime ({@link FlowContext#write}): appends one record to the open file, starting one if none is.
+     *
+     * @return the record's ticket, for {@link #force}
+     */
+    public synchronized long append(byte[] body) throws IOException {
         if (channel == null) {
             startFile();
         }
@@ -229,9 +265,59 @@ public final class FileOutputNode extends Node implements FileNode {
         }
         records++;
         size += body.length + delimiter.length;
+        long ticket = ++appended;
         if (records >= maxRecords || size >= maxBytes) {
             finish();
         }
+        return ticket;
+    }
+
+    /**
+     * Called by the runtime before a transactional invocation's other commits ({@link Sync#COMMIT}): returns once
+     * the record of {@code ticket}, and every one appended before it, is on disk. One invocation at a time forces the
+     * file, outside the lock appends take, so records go on being appended meanwhile; those who waited for it find
+     * their records forced by it, or force once for all that came since (a group commit). A record whose file was
+     * finished meanwhile was forced by the finish.
+     *
+     * @throws IOException when the file cannot be forced (the invocation rolls back)
+     */
+    public void force(long ticket) throws IOException {
+        if (sync != Sync.COMMIT) {
+            return;
+        }
+        synchronized (forcing) {
+            FileChannel open;
+            long through;
+            synchronized (this) {
+                if (durable >= ticket) {
+                    return;
+                }
+                open = channel;
+                through = appended;
+            }
+            if (open == null) {
+                throw new IOException(this + " could not force its records to disk: the file they were written to "
+                        + "was not finished (its force failed)");
+            }
+            try {
+                open.force(false);
+            } catch (ClosedChannelException finishedMeanwhile) {
+                synchronized (this) {
+                    if (durable >= ticket) {
+                        return; // the finish forced it before it closed it
+                    }
+                }
+                throw finishedMeanwhile;
+            }
+            synchronized (this) {
+                durable = Math.max(durable, through);
+            }
+        }
+    }
+
+    /** How many records this node has written and forced to disk since the flow started (for tests and statistics). */
+    public synchronized long durableRecords() {
+        return durable;
     }
 
     private void startFile() throws IOException {
@@ -270,6 +356,7 @@ public final class FileOutputNode extends Node implements FileNode {
         Path file = part;
         try {
             channel.force(true);
+            durable = appended;
             channel.close();
         } finally {
             channel = null;

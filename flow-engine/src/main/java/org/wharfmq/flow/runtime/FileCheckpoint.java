@@ -3,29 +3,25 @@ package org.wharfmq.flow.runtime;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.StringReader;
-import java.nio.ByteBuffer;
-import java.nio.channels.FileChannel;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.LinkOption;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
-import java.nio.file.StandardCopyOption;
-import java.nio.file.StandardOpenOption;
 import java.nio.file.attribute.BasicFileAttributes;
 import java.util.Properties;
 
 /**
  * Where a FileInput node is in the file it reads: the file's name, size and modification time (so that a file of
  * the same name put there later is not taken for it), the records done, the byte offset after the last of them,
- * and how many of them failed. Kept in a hidden file of the watched directory,
- * {@code .wharf-FLOW-NODE.checkpoint}, replaced atomically (written beside it, forced to disk, renamed over it)
- * after each record's transaction commits, but a file's last (the file's move to the archive or backout folder,
- * forced to disk, says that one is done). Confined to the node's reader thread.
+ * how many of them failed, and whether the file's last record is done (only its move to the archive or backout
+ * folder is left). Kept as a persistent message on the node's checkpoint queue ({@link CheckpointQueue}), as the
+ * text {@link #text()} writes and {@link #parse} reads; before that, in a hidden file of the watched directory,
+ * {@code .wharf-FLOW-NODE.checkpoint}, which {@link #read} reads once to take it over.
  *
- * <p>The watched directory is one others write into, so neither name is trusted to be the node's own file: a
- * symbolic link (or anything but a regular file) there is never followed, read or written through. A checkpoint that
- * is not a regular file, or is longer than any checkpoint, is ignored (logged), and the next one written replaces it.
+ * <p>The watched directory is one others write into, so that file is not trusted to be the node's own: a symbolic
+ * link (or anything but a regular file) there is never followed or read, and one longer than any checkpoint is
+ * ignored (logged).
  *
  * @param file     the file's name in the watched directory
  * @param size     its size when it was taken
@@ -33,12 +29,18 @@ import java.util.Properties;
  * @param records  records done
  * @param offset   the byte offset after the last record done
  * @param failed   records that took the backout path (the file then ends in the backout folder)
+ * @param done     whether the file's last record is done: the file is only to be moved
  */
-record FileCheckpoint(String file, long size, long modified, long records, long offset, long failed) {
+record FileCheckpoint(String file, long size, long modified, long records, long offset, long failed, boolean done) {
 
-    /** The checkpoint file of one FileInput node. */
-    static Path location(Path directory, String flow, String node) {
+    /** The checkpoint file a FileInput node kept before its checkpoints were messages. */
+    static Path legacyLocation(Path directory, String flow, String node) {
         return directory.resolve(".wharf-" + flow + "-" + node + ".checkpoint");
+    }
+
+    /** The first checkpoint of a file: nothing done. */
+    static FileCheckpoint start(String file, long size, long modified) {
+        return new FileCheckpoint(file, size, modified, 0, 0, 0, false);
     }
 
     private static final System.Logger LOG = System.getLogger(FileCheckpoint.class.getName());
@@ -46,9 +48,9 @@ record FileCheckpoint(String file, long size, long modified, long records, long 
     static final int MAX_BYTES = 64 * 1024;
 
     /**
-     * The checkpoint at {@code location}, or null when there is none, or when what is there is not a checkpoint this
-     * node could have written: not a regular file (a symbolic link to a file outside, a FIFO), or longer than
-     * {@link #MAX_BYTES}.
+     * The legacy checkpoint file at {@code location}, or null when there is none, or when what is there is not a
+     * checkpoint the node could have written: not a regular file (a symbolic link to a file outside, a FIFO), or
+     * longer than {@link #MAX_BYTES}.
      */
     static FileCheckpoint read(Path location) throws IOException {
         BasicFileAttributes attributes;
@@ -67,16 +69,30 @@ record FileCheckpoint(String file, long size, long modified, long records, long 
             LOG.log(System.Logger.Level.WARNING, "The FileInput checkpoint " + location + " is ignored: it is "
                     + (content != null ? "longer than " + MAX_BYTES + " bytes"
                     : attributes.isSymbolicLink() ? "a symbolic link, never followed" : "not a regular file")
-                    + ", so not a checkpoint the node wrote. The file it would be about is read from its first record;"
-                    + " the next checkpoint replaces it. Let only the flow host's account create files whose names"
-                    + " start with '.' in the watched directory.");
+                    + ", so not a checkpoint the node wrote. The file it would be about is read from its first record."
+                    + " Let only the flow host's account create files whose names start with '.' in the watched"
+                    + " directory.");
             return null;
         }
+        return parse(new String(content, StandardCharsets.UTF_8));
+    }
+
+    /**
+     * The checkpoint {@link #text()} wrote (a legacy file has no {@code done}: false).
+     *
+     * @throws IllegalArgumentException when {@code text} is not one
+     */
+    static FileCheckpoint parse(String text) {
         Properties p = new Properties();
-        p.load(new StringReader(new String(content, StandardCharsets.UTF_8)));
-        return new FileCheckpoint(p.getProperty("file"), Long.parseLong(p.getProperty("size")),
-                Long.parseLong(p.getProperty("modified")), Long.parseLong(p.getProperty("records")),
-                Long.parseLong(p.getProperty("offset")), Long.parseLong(p.getProperty("failed")));
+        try {
+            p.load(new StringReader(text));
+            return new FileCheckpoint(java.util.Objects.requireNonNull(p.getProperty("file"), "file"),
+                    Long.parseLong(p.getProperty("size")), Long.parseLong(p.getProperty("modified")),
+                    Long.parseLong(p.getProperty("records")), Long.parseLong(p.getProperty("offset")),
+                    Long.parseLong(p.getProperty("failed")), Boolean.parseBoolean(p.getProperty("done")));
+        } catch (IOException | RuntimeException e) {
+            throw new IllegalArgumentException("not a FileInput checkpoint (" + e + ")", e);
+        }
     }
 
     /** Whether this checkpoint is about that file as it is now. */
@@ -84,29 +100,15 @@ record FileCheckpoint(String file, long size, long modified, long records, long 
         return file.equals(name) && size == fileSize && modified == fileModified;
     }
 
-    /** After one more record, ending at {@code end}. */
-    FileCheckpoint next(long end, boolean recordFailed) {
-        return new FileCheckpoint(file, size, modified, records + 1, end, failed + (recordFailed ? 1 : 0));
+    /** After one more record, ending at {@code end}; {@code last} when it was the file's last. */
+    FileCheckpoint next(long end, boolean recordFailed, boolean last) {
+        return new FileCheckpoint(file, size, modified, records + 1, end, failed + (recordFailed ? 1 : 0), last);
     }
 
-    /**
-     * Replaces the checkpoint at {@code location} with this one, atomically and durably: written anew beside it (what
-     * was there under that name removed first, a symbolic link included, never written through), then renamed over
-     * it (which replaces a link there, not its target).
-     */
-    void write(Path location) throws IOException {
-        String text = "file=" + escape(file) + "\nsize=" + size + "\nmodified=" + modified + "\nrecords=" + records
-                + "\noffset=" + offset + "\nfailed=" + failed + "\n";
-        Path next = location.resolveSibling(location.getFileName() + ".next");
-        Files.deleteIfExists(next);
-        try (FileChannel channel = FileChannel.open(next, StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE)) {
-            ByteBuffer bytes = ByteBuffer.wrap(text.getBytes(StandardCharsets.UTF_8));
-            while (bytes.hasRemaining()) {
-                channel.write(bytes);
-            }
-            channel.force(true);
-        }
-        Files.move(next, location, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
+    /** The checkpoint as the text of its message (a properties file's). */
+    String text() {
+        return "file=" + escape(file) + "\nsize=" + size + "\nmodified=" + modified + "\nrecords=" + records
+                + "\noffset=" + offset + "\nfailed=" + failed + "\ndone=" + done + "\n";
     }
 
     private static String escape(String text) {

@@ -45,24 +45,52 @@ import java.util.Map;
  * time are what the previous poll saw, oldest name first.
  *
  * <h2>A record</h2>
- * Transactional (YES): the invocation's sends commit, then the checkpoint is replaced; a failure rolls the sends
- * back and the record is tried again, up to the backout threshold; then its backout path runs in a transaction of
- * its own: the failure terminal if wired (the file goes on, and ends in the backout folder), else the file stops
- * there and goes to the backout folder with its reason. Non-transactional (NO): sends are visible at once and a
- * failing record goes down the backout path at once. After a file's last record no checkpoint is written: the file
- * moves to the archive (or backout) folder and that move is forced to disk, one sync per file either way. A crash
- * after a record's commit and before its checkpoint is written, or for the last record before the file's move (the
- * time of one small file write or one rename), gives that one record again after the restart; a stop (undeploy,
- * redeploy, server stop) finishes the record in progress and its checkpoint, so it redoes nothing, and when that
- * record was the file's last, moves the file too: whoever stopped the flow finds every file it finished archived.
+ * Transactional (YES): the invocation's sends and the node's checkpoint after the record ({@link CheckpointQueue})
+ * commit in one transaction of the queue manager, so a crash leaves both or neither: no record is processed twice
+ * (nor lost). A failure rolls both back and the record is tried again, up to the backout threshold; then its backout
+ * path runs in a transaction of its own, with the checkpoint: the failure terminal if wired (the file goes on, and
+ * ends in the backout folder), else the file stops there and goes to the backout folder with its reason.
+ * Non-transactional (NO): sends are visible at once and a failing record goes down the backout path at once; the
+ * checkpoint commits after the record's sends, so a crash between them gives that record again (at least once), and
+ * a file's last record has none unless the file's move fails (its move, forced to disk, says the file is done).
+ * The checkpoint of a file's last record says the file is done: the file then moves to the archive (or backout)
+ * folder, the move is forced to disk (the directory synced), and the checkpoint is taken off the queue. A crash
+ * before the move is followed by the move at the restart, with no record again. A stop (undeploy, redeploy, server
+ * stop) finishes the record in progress, and when that record was the file's last, moves the file too: whoever
+ * stopped the flow finds every file it finished archived.
+ *
+ * <p>A crash point for tests, off unless the JVM runs with the system property {@value #HOLD}: set to a record's
+ * number, the reader logs {@value #HOLDING} and waits for good right after that record's commit (of any file), so
+ * that a test can kill the process there.
  */
 final class FileInstance extends InputReader {
 
+    static final String HOLD = "wharf.test.fileInput.hold";
+    static final String HOLDING = "holding the FileInput reader after the commit of record";
+
     private static final System.Logger LOG = System.getLogger(FileInstance.class.getName());
+    /** The record after whose commit the reader holds ({@value #HOLD}), or 0. */
+    private static final long HOLD_AFTER = Long.getLong(HOLD, 0);
 
     private final FileInputNode input;
     private final boolean transactional;
-    private final Path checkpointFile;
+    /** Where the node kept its checkpoint before it was a message: taken over once. */
+    private final Path legacyCheckpoint;
+    /** The node's checkpoint queue on the reader's transacted session, made again with each connection. */
+    private CheckpointQueue checkpoints;
+    /** The checkpoint committed last (or read at connection), null when there is none. */
+    private FileCheckpoint committed;
+    /**
+     * Whether {@link #committed} says a file is done that this reader has moved since (its move forced to disk): the
+     * checkpoint is then of no file, and goes at the end of the poll, or with the next file's first record.
+     */
+    private boolean committedMoved;
+    /**
+     * Non-transactional: the checkpoint after a file's last record, kept in memory only (its file's move, forced to
+     * disk, says the file is done, as a checkpoint would at the cost of a journal sync), or null. Put on the queue only
+     * when the move fails, so that the file is moved later without its last record again.
+     */
+    private FileCheckpoint unqueued;
     private final PathMatcher matcher;
     private final Map<Path, List<Long>> lastSeen = new HashMap<>();
     /** The record format of the file being read (its header line applied), or null outside the RECORDS domain. */
@@ -72,7 +100,7 @@ final class FileInstance extends InputReader {
         super(flow, connectionFactory, input.transactionMode() == TransactionMode.YES);
         this.input = input;
         this.transactional = input.transactionMode() == TransactionMode.YES;
-        this.checkpointFile = FileCheckpoint.location(input.directory(), flow.name(), input.name());
+        this.legacyCheckpoint = FileCheckpoint.legacyLocation(input.directory(), flow.name(), input.name());
         this.matcher = FileSystems.getDefault().getPathMatcher("glob:" + input.pattern());
     }
 
@@ -87,14 +115,26 @@ final class FileInstance extends InputReader {
         Files.createDirectories(input.backoutFolder());
     }
 
+    /** Opens the connection (started: the checkpoint is received on it) and reads the committed checkpoint. */
     @Override
     void open() throws JMSException {
-        openWharf(false);
+        openWharf(true);
+        checkpoints = new CheckpointQueue(transacted, input.checkpointQueue(flow.name()));
+        try {
+            committed = checkpoints.load(legacyCheckpoint);
+            committedMoved = false; // not known: when its file is there, it is moved, not read again
+            unqueued = null;
+        } catch (IOException e) {
+            JMSException failure = new JMSException("Flow '" + flow.name() + "' " + input + " cannot take over its "
+                    + "checkpoint file " + legacyCheckpoint + ": " + e);
+            failure.initCause(e);
+            throw failure;
+        }
     }
 
     /**
      * One poll, then the polling interval. A failure (the connection dropped, the directory cannot be read) rolled
-     * back the record in progress and did not move its checkpoint, so it is taken again.
+     * back the record in progress with its checkpoint, so it is taken again.
      */
     @Override
     void work() throws IOException, JMSException {
@@ -102,9 +142,12 @@ final class FileInstance extends InputReader {
         flow.awaitStop(input.pollMillis());
     }
 
-    /** Takes every file ready now, in name order; the file of the checkpoint first (it was taken before). */
+    /**
+     * Takes every file ready now, in name order; the file of the checkpoint first (it was taken before). Then takes
+     * the checkpoint of a file moved off the queue, unless the next file's first record replaced it.
+     */
     private void poll() throws IOException, JMSException {
-        FileCheckpoint checkpoint = FileCheckpoint.read(checkpointFile);
+        FileCheckpoint checkpoint = current();
         Map<Path, List<Long>> seen = new HashMap<>();
         List<Path> ready = new ArrayList<>();
         try (DirectoryStream<Path> files = Files.newDirectoryStream(input.directory())) {
@@ -135,24 +178,38 @@ final class FileInstance extends InputReader {
         ready.sort(null);
         for (Path file : ready) {
             if (!flow.isRunning()) {
-                return;
+                break;
             }
             List<Long> state = seen.get(file);
-            FileCheckpoint start = FileCheckpoint.read(checkpointFile);
+            FileCheckpoint start = current();
             if (start == null || !start.isOf(file.getFileName().toString(), state.get(0), state.get(1))) {
-                start = new FileCheckpoint(file.getFileName().toString(), state.get(0), state.get(1), 0, 0, 0);
+                start = FileCheckpoint.start(file.getFileName().toString(), state.get(0), state.get(1));
             }
             take(file, start);
             lastSeen.remove(file);
         }
+        if (committedMoved) {
+            // only now: a file of the same name, size and time delivered again is not taken for the one moved
+            checkpoints.clear();
+            transacted.commit();
+            committed = null;
+            committedMoved = false;
+        }
+    }
+
+    /** The committed checkpoint of a file not yet moved, or null. */
+    private FileCheckpoint current() {
+        return committedMoved ? null : committed;
     }
 
     /** Reads the file's records from the checkpoint on, then moves the file to the archive or the backout folder. */
     private void take(Path file, FileCheckpoint start) throws IOException, JMSException {
         FileCheckpoint checkpoint = start;
-        // the checkpoint after the file's last record, not written: the file's durable move stands for it
-        FileCheckpoint unwritten = null;
         String failure = null;
+        if (start.done()) { // its last record committed before a crash, or before a move that failed
+            finish(file, failedRecords(start));
+            return;
+        }
         try (FileChannel channel = FileChannel.open(file, StandardOpenOption.READ, LinkOption.NOFOLLOW_LINKS)) {
             fileFormat = input.recordFormat();
             long from = checkpoint.offset();
@@ -185,18 +242,22 @@ final class FileInstance extends InputReader {
                 byte[] record;
                 long number = checkpoint.records() + 1;
                 ExceptionList failed;
+                boolean last;
                 try {
                     record = reader.next();
                     if (record == null) {
                         break;
                     }
+                    last = reader.atEnd();
                     failed = refused(file.getFileName().toString(), number, record, from);
                     if (failed == null) {
-                        failed = process(file.getFileName().toString(), number, record);
+                        failed = process(file.getFileName().toString(), number, record,
+                                checkpoint.next(reader.offset(), false, last));
                     }
                 } catch (LineTooLongException e) {
                     // a record refused unread: it takes the backout path at once, as one the flow failed on
                     record = e.start;
+                    last = reader.atEnd();
                     failed = ExceptionList.of(input, new RecordFormatException("Record " + number + " of "
                             + file.getFileName() + " is longer than the limit of " + e.limit + " bytes (its first "
                             + e.limit + " bytes are the message): raise the record format's maxRecordLength if such "
@@ -205,24 +266,25 @@ final class FileInstance extends InputReader {
                     failure = "record " + number + ": " + e.getMessage();
                     break;
                 }
-                if (failed != null && !backOut(file.getFileName().toString(), number, record, failed)) {
+                if (failed != null && !backOut(file.getFileName().toString(), number, record, failed,
+                        checkpoint.next(reader.offset(), true, last))) {
                     failure = "record " + number + " failed and no failure terminal took it:\n" + failed.render();
                     break;
                 }
                 from = reader.offset();
-                checkpoint = checkpoint.next(reader.offset(), failed != null);
-                if (reader.atEnd()) {
-                    // the file's last record: the file's move, forced to disk, says it is done (no checkpoint)
-                    unwritten = checkpoint;
+                checkpoint = committed;
+                if (last) {
                     break;
                 }
-                checkpoint.write(checkpointFile);
             }
         }
-        if (failure == null && checkpoint.failed() > 0) {
-            failure = checkpoint.failed() + " record(s) failed and went to the failure terminal";
-        }
-        finish(file, failure, unwritten);
+        finish(file, failure != null ? failure : failedRecords(checkpoint));
+    }
+
+    /** Why a file whose records all ran goes to the backout folder (some took the failure terminal), or null. */
+    private static String failedRecords(FileCheckpoint checkpoint) {
+        return checkpoint.failed() > 0 ? checkpoint.failed() + " record(s) failed and went to the failure terminal"
+                : null;
     }
 
     /**
@@ -249,11 +311,14 @@ final class FileInstance extends InputReader {
     }
 
     /**
-     * Runs the flow on one record, trying it up to the backout threshold (once when not transactional).
+     * Runs the flow on one record, trying it up to the backout threshold (once when not transactional), and commits
+     * it with the checkpoint after it ({@link #commitWith}).
      *
+     * @param next the checkpoint after the record
      * @return null when it committed, else why it failed the last time
      */
-    private ExceptionList process(String fileName, long number, byte[] record) throws JMSException {
+    private ExceptionList process(String fileName, long number, byte[] record, FileCheckpoint next)
+            throws JMSException {
         int tries = transactional ? input.backoutThreshold() : 1;
         ExceptionList failure = null;
         for (int attempt = 1; attempt <= tries && flow.isRunning() || attempt == 1; attempt++) {
@@ -261,7 +326,7 @@ final class FileInstance extends InputReader {
             invocation.reset(transactional);
             try {
                 invocation.run(input, "out", assembly(fileName, number, record));
-                invocation.commit();
+                commitWith(next);
                 return null;
             } catch (FlowException | SQLException | RuntimeException e) {
                 flow.statistics().failures.increment();
@@ -282,15 +347,16 @@ final class FileInstance extends InputReader {
         return failure;
     }
 
-    /** The record's backout path: the failure terminal, in a transaction of its own. */
-    private boolean backOut(String fileName, long number, byte[] record, ExceptionList failure) throws JMSException {
+    /** The record's backout path: the failure terminal, in a transaction of its own with the checkpoint after it. */
+    private boolean backOut(String fileName, long number, byte[] record, ExceptionList failure, FileCheckpoint next)
+            throws JMSException {
         if (flow.definition().targets(input, "failure").isEmpty()) {
             return false;
         }
         invocation.reset(transactional);
         try {
             invocation.runFrom(input, "failure", assembly(fileName, number, record).withExceptionList(failure));
-            invocation.commit();
+            commitWith(next);
             flow.statistics().backouts.increment();
             return true;
         } catch (FlowException | SQLException | RuntimeException e) {
@@ -300,6 +366,36 @@ final class FileInstance extends InputReader {
             return false;
         } finally {
             invocation.release();
+        }
+    }
+
+    /**
+     * Commits the invocation and the checkpoint after its record: transactional, in its transaction (the queue
+     * manager commits both or neither); else after it, in a transaction of its own (a crash between them gives the
+     * record again; for the file's last record its move, forced to disk, stands for the checkpoint: {@link #unqueued}).
+     * Then holds at the test's crash point, if it is this record ({@value #HOLD}).
+     */
+    private void commitWith(FileCheckpoint next) throws SQLException, JMSException {
+        if (transactional) {
+            checkpoints.replace(next);
+            invocation.commit();
+        } else {
+            invocation.commit();
+            if (next.done()) {
+                unqueued = next; // the file's move says it (finish)
+            } else {
+                checkpoints.replace(next);
+                transacted.commit();
+            }
+        }
+        committed = next;
+        committedMoved = false;
+        if (next.records() == HOLD_AFTER) {
+            LOG.log(System.Logger.Level.WARNING, HOLDING + " " + next.records() + " of " + next.file() + " (" + HOLD
+                    + ")");
+            while (true) {
+                java.util.concurrent.locks.LockSupport.park(this);
+            }
         }
     }
 
@@ -317,16 +413,14 @@ final class FileInstance extends InputReader {
 
     /**
      * Moves a done file to the archive folder, or a failed one to the backout folder and then writes its
-     * {@code NAME.reason} beside it; then forgets the checkpoint. The move is forced to disk (the watched directory
-     * synced) before anything else: it is what says that the file's last record is done, in place of that record's
-     * checkpoint ({@code last}, written only when the move fails, so that the next poll finishes the file without the
-     * record again). A crash between the move and the rest leaves a checkpoint of a file no longer there (ignored),
-     * and a backed-out file without its reason (the log has it).
-     *
-     * @param last the checkpoint after the file's last record, not written; null when the file stopped before its end
-     *             or the checkpoint already says where the file is
+     * {@code NAME.reason} beside it. The move is forced to disk (the watched directory synced) before the checkpoint
+     * may go ({@link #committedMoved}; the poll takes it off the queue once its files are done): until then the
+     * checkpoint says the file is done (when its last record committed), so a crash, or a move that fails, is
+     * followed by the move at a later poll with no record again. A crash after the move leaves a checkpoint of a file
+     * no longer there (the next file's first record replaces it), and a backed-out file without its reason (the log
+     * has it).
      */
-    private void finish(Path file, String failure, FileCheckpoint last) throws IOException {
+    private void finish(Path file, String failure) throws IOException, JMSException {
         Path folder = failure == null ? input.archiveFolder() : input.backoutFolder();
         String name = file.getFileName().toString();
         Path target = folder.resolve(name);
@@ -337,11 +431,14 @@ final class FileInstance extends InputReader {
             Files.move(file, target, StandardCopyOption.ATOMIC_MOVE);
             forceDirectory(input.directory());
         } catch (IOException | RuntimeException e) {
-            if (last != null) {
-                last.write(checkpointFile);
+            if (unqueued != null) { // now the checkpoint must say the file is done
+                checkpoints.replace(unqueued);
+                transacted.commit();
+                unqueued = null;
             }
             throw e;
         }
+        unqueued = null;
         if (failure != null) {
             // after the move, and whole (written aside, then renamed): whoever sees the reason finds the file there
             Path reason = target.resolveSibling(target.getFileName() + ".reason");
@@ -354,7 +451,7 @@ final class FileInstance extends InputReader {
             LOG.log(System.Logger.Level.WARNING, "Flow '" + flow.name() + "' moved " + name + " to " + target
                     + ": " + failure);
         }
-        Files.deleteIfExists(checkpointFile);
+        committedMoved = committed != null;
     }
 
     /** Forces a directory's entries to disk: a rename out of it survives a crash of the machine once this returns. */

@@ -212,7 +212,8 @@ final class Invocation implements FlowContext {
     }
 
     /**
-     * Ends an invocation that succeeded: its FileOutput records are written first ({@link #write}), then its database
+     * Ends an invocation that succeeded: its FileOutput records are written and forced to disk first ({@link #write}),
+     * then its database
      * work commits, then its sends to other JMS providers (JMSOutput nodes; not those on the input's own session,
      * {@link #readingFrom}, which its reader commits after this), then the message's transaction on Wharf (when it
      * holds the get, or sends). A failure between them (a crash, a refused commit) leaves what committed done and the
@@ -244,15 +245,20 @@ final class Invocation implements FlowContext {
     }
 
     /**
-     * Appends the invocation's FileOutput records to their files, first of its commits: a write that fails (a full
-     * disk) rolls the whole invocation back, its database work and messages with it, and leaves in the file only
-     * the records written before it (which its retry writes again).
+     * Appends the invocation's FileOutput records to their files and forces them to disk (each node once, after its
+     * last record: {@link FileOutputNode#force}), first of its commits: a write or force that fails (a full disk)
+     * rolls the whole invocation back, its database work and messages with it, and leaves in the file only the
+     * records written before it (which its retry writes again).
      */
     private void writeFileRecords() {
         try {
             for (int i = 0; i < fileRecords.size(); i++) {
+                FileOutputNode writer = fileWriters.get(i);
                 try {
-                    fileWriters.get(i).append(fileRecords.get(i));
+                    long ticket = writer.append(fileRecords.get(i));
+                    if (fileWriters.lastIndexOf(writer) == i) {
+                        writer.force(ticket);
+                    }
                 } catch (IOException e) {
                     throw new UncheckedIOException(fileWriters.get(i) + " in flow '" + definition.name()
                             + "' could not write a record to " + fileWriters.get(i).directory() + " as the invocation"

@@ -12,7 +12,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
  * A FileOutput node's start over a directory others may write into: a {@code .part} file its crash left is cut back
- * and finished, but a symbolic link of such a name is left alone, its target neither cut back nor moved in.
+ * and finished, but a symbolic link of such a name is left alone, its target neither cut back nor moved in. And its
+ * forces: one covers every record appended before it, a finished file's records are forced by the finish.
  */
 class FileOutputNodeTest {
 
@@ -34,5 +35,68 @@ class FileOutputNodeTest {
         assertTrue(Files.isSymbolicLink(out.resolve("orders-000003.csv.part")));
         assertFalse(Files.exists(out.resolve("orders-000003.csv")), "the link was finished as an output file");
         assertEquals("x\n", Files.readString(out.resolve("orders-000001.csv")));
+    }
+
+    @Test
+    void aForceCoversEveryRecordAppendedBeforeItAndAFinishForcesItsFile() throws Exception {
+        FileOutputNode node = FileOutputNode.directory(dir).name("orders-{seq}.csv").maxRecords(3);
+        node.open();
+        long first = node.append("a".getBytes());
+        long second = node.append("b".getBytes());
+        assertEquals(0, node.durableRecords());
+        node.force(first);
+        assertEquals(2, node.durableRecords(), "the force covers the record appended after the first's");
+        node.force(second); // nothing left to force: returns at once
+        node.append("c".getBytes()); // the third record finishes the file, forced
+        assertEquals(3, node.durableRecords());
+        long fourth = node.append("d".getBytes());
+        node.force(fourth);
+        assertEquals(4, node.durableRecords());
+        node.close();
+        assertEquals("a\nb\nc\n", Files.readString(dir.resolve("orders-000001.csv")));
+        assertEquals("d\n", Files.readString(dir.resolve("orders-000002.csv")));
+    }
+
+    @Test
+    void concurrentAppendersEachFindTheirRecordForcedWhenTheirForceReturns() throws Exception {
+        FileOutputNode node = FileOutputNode.directory(dir).name("orders-{seq}.csv").maxRecords(7);
+        node.open();
+        int threads = 4;
+        int each = 200;
+        java.util.List<Throwable> failures = java.util.Collections.synchronizedList(new java.util.ArrayList<>());
+        java.util.List<Thread> writers = new java.util.ArrayList<>();
+        for (int t = 0; t < threads; t++) {
+            Thread writer = new Thread(() -> {
+                try {
+                    for (int i = 0; i < each; i++) {
+                        long ticket = node.append("x".getBytes());
+                        node.force(ticket);
+                        if (node.durableRecords() < ticket) {
+                            failures.add(new AssertionError("record " + ticket + " not forced by its force"));
+                        }
+                    }
+                } catch (Throwable e) {
+                    failures.add(e);
+                }
+            });
+            writers.add(writer);
+            writer.start();
+        }
+        for (Thread writer : writers) {
+            writer.join();
+        }
+        node.close();
+        assertEquals(java.util.List.of(), failures);
+        assertEquals(threads * each, node.durableRecords());
+    }
+
+    @Test
+    void withSyncFinishNothingIsForcedBeforeTheFileIsFinished() throws Exception {
+        FileOutputNode node = FileOutputNode.directory(dir).name("orders-{seq}.csv").sync(FileOutputNode.Sync.FINISH);
+        node.open();
+        node.force(node.append("a".getBytes()));
+        assertEquals(0, node.durableRecords());
+        node.close();
+        assertEquals(1, node.durableRecords());
     }
 }

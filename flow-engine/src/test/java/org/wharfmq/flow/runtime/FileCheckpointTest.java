@@ -4,17 +4,17 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 import java.nio.file.Files;
-import java.nio.file.LinkOption;
 import java.nio.file.Path;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNull;
-import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 
 /**
- * A FileInput node's checkpoint lives in the watched directory, which others write into: a symbolic link someone put
- * under either of its names is never written through nor read through (it could name any file the server may write,
- * its security file say, or /dev/zero).
+ * A FileInput node's checkpoint as its message's text, and the checkpoint file of the nodes before, in the watched
+ * directory, which others write into: a symbolic link someone put under its name is never read through (it could
+ * name any file the server may read, /dev/zero say).
  */
 class FileCheckpointTest {
 
@@ -24,37 +24,41 @@ class FileCheckpointTest {
     Path dir;
 
     @Test
-    void aLinkNamedAsTheCheckpointWrittenAsideIsReplacedNotWrittenThrough() throws Exception {
-        Path watched = Files.createDirectories(dir.resolve("in"));
-        Path outside = Files.writeString(dir.resolve("precious.txt"), "not the flow's");
-        Path location = FileCheckpoint.location(watched, "f", "in");
-        Files.createSymbolicLink(location.resolveSibling(location.getFileName() + ".next"), outside);
-
-        FileCheckpoint checkpoint = new FileCheckpoint("orders.csv", 10, 20, 1, 5, 0);
-        checkpoint.write(location);
-
-        assertEquals("not the flow's", Files.readString(outside));
-        assertTrue(Files.isRegularFile(location, LinkOption.NOFOLLOW_LINKS));
-        assertEquals(checkpoint, FileCheckpoint.read(location));
+    void aCheckpointsTextGivesItBackWhateverItsFilesName() {
+        FileCheckpoint checkpoint = new FileCheckpoint("or=ders: #1 \u00e9.csv", 10, 20, 1, 5, 1, true);
+        assertEquals(checkpoint, FileCheckpoint.parse(checkpoint.text()));
+        FileCheckpoint next = FileCheckpoint.start("a.csv", 3, 4).next(7, false, false);
+        assertEquals(new FileCheckpoint("a.csv", 3, 4, 1, 7, 0, false), FileCheckpoint.parse(next.text()));
     }
 
     @Test
-    void aCheckpointThatIsALinkIsIgnoredAndTheNextOneReplacesTheLinkNotItsTarget() throws Exception {
+    void aTextThatIsNotACheckpointIsRefused() {
+        assertThrows(IllegalArgumentException.class, () -> FileCheckpoint.parse("hello"));
+        assertThrows(IllegalArgumentException.class, () -> FileCheckpoint.parse("file=a\nsize=x"));
+    }
+
+    @Test
+    void aLegacyCheckpointFileIsReadAsNotDone() throws Exception {
+        Path location = FileCheckpoint.legacyLocation(dir, "f", "in");
+        Files.writeString(location, OUTSIDE);
+        assertEquals(new FileCheckpoint("elsewhere.csv", 1, 2, 3, 4, 0, false), FileCheckpoint.read(location));
+        assertNull(FileCheckpoint.read(dir.resolve("none")));
+    }
+
+    @Test
+    void aLegacyCheckpointThatIsALinkIsIgnored() throws Exception {
         Path watched = Files.createDirectories(dir.resolve("in"));
         Path outside = Files.writeString(dir.resolve("elsewhere.checkpoint"), OUTSIDE);
-        Path location = FileCheckpoint.location(watched, "f", "in");
+        Path location = FileCheckpoint.legacyLocation(watched, "f", "in");
         Files.createSymbolicLink(location, outside);
 
         assertNull(FileCheckpoint.read(location), "read through the link");
-
-        new FileCheckpoint("orders.csv", 10, 20, 1, 5, 0).write(location);
-        assertEquals(OUTSIDE, Files.readString(outside));
-        assertTrue(Files.isRegularFile(location, LinkOption.NOFOLLOW_LINKS));
+        assertFalse(FileCheckpoint.read(outside).done());
     }
 
     @Test
-    void aCheckpointLongerThanAnyTheNodeWritesIsIgnored() throws Exception {
-        Path location = FileCheckpoint.location(dir, "f", "in");
+    void aLegacyCheckpointLongerThanAnyTheNodeWroteIsIgnored() throws Exception {
+        Path location = FileCheckpoint.legacyLocation(dir, "f", "in");
         Files.writeString(location, OUTSIDE + "#" + "x".repeat(FileCheckpoint.MAX_BYTES));
         assertNull(FileCheckpoint.read(location));
     }

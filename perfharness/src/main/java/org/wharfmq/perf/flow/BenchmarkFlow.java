@@ -290,7 +290,7 @@ public enum BenchmarkFlow {
 
     private String jmsLoop(boolean persistent) {
         return (persistent ? "persistent JMS loop" : "plain JMS loop") + switch (this) {
-            case F_FILE_OUT -> " with a file append";
+            case F_FILE_OUT -> persistent ? " with a file append forced to disk" : " with a file append";
             case F_DB_INSERT, F_DB_UPDATE, F_DB_RETRIEVE -> " with a JDBC statement from a HikariCP pool";
             case F_CSV_PARSE, F_CSV_WRITE, F_FIXED_PARSE, F_FIXED_WRITE -> " with the records work";
             default -> "";

@@ -102,22 +102,25 @@ public final class FileOutputFlow implements FlowFactory {
     /**
      * The ceiling, a plain JMS loop with no flow engine ({@link JmsLoop}) whose flow part appends each message's body
      * and a line end to a file ({@link Appender}) and sends an empty message on, as the flow does. Persistent: the
-     * receive, the send and the loop's commit are its transaction, as the flow's; neither syncs the file per record.
+     * receive, the send and the loop's commit are its transaction, as the flow's, and the append is forced to disk
+     * before the commit, as the FileOutput node forces a transactional invocation's record.
      *
      * @param persistent whether the messages are persistent and the flow's part transacted
      */
     static JmsLoop loop(boolean persistent) {
-        return new JmsLoop(INPUT_QUEUE, OUTPUT_QUEUE, persistent, new Appender());
+        return new JmsLoop(INPUT_QUEUE, OUTPUT_QUEUE, persistent, new Appender(persistent));
     }
 
     /**
      * The loop's file work: the body and a line end appended to a file, the file finished at the same size as the
      * node's (forced to disk and renamed from its {@code .part} name), in a temporary folder; a finished file is
      * deleted, so that the loop's disk use stays within one file. Then an empty message goes on, as the flow's second
-     * compute node sends it. The body is read into one buffer kept for the loop.
+     * compute node sends it. The body is read into one buffer kept for the loop. Persistent, each append is forced to
+     * disk.
      */
     static final class Appender implements JmsLoop.FlowWork {
         private final Path directory;
+        private final boolean forced;
         private final ByteBuffer lineEnd = ByteBuffer.wrap(new byte[] {'\n'});
         private byte[] body = new byte[0];
         private FileChannel channel;
@@ -125,7 +128,8 @@ public final class FileOutputFlow implements FlowFactory {
         private long size;
         private long files;
 
-        Appender() {
+        Appender(boolean forced) {
+            this.forced = forced;
             try {
                 directory = Files.createTempDirectory("wharf-perf-ceiling-file-out");
             } catch (IOException e) {
@@ -161,6 +165,8 @@ public final class FileOutputFlow implements FlowFactory {
             size += length + 1;
             if (size >= MAX_FILE_BYTES) {
                 finish();
+            } else if (forced) {
+                channel.force(false);
             }
         }
 

@@ -43,7 +43,8 @@ class IoFlowWorkloadsTest {
             case F_JMS -> persistent ? "persistent JMS loop, a transaction per message, no flow engine"
                     : "plain JMS loop, no flow engine";
             case F_FILE -> "file copy synced per file, no messaging";
-            default -> persistent ? "persistent JMS loop with a file append, a transaction per message, no flow engine"
+            default -> persistent
+                    ? "persistent JMS loop with a file append forced to disk, a transaction per message, no flow engine"
                     : "plain JMS loop with a file append, no flow engine";
         };
         assertEquals("Plain loop (" + loop + ")", steps.get(1).target(),

@@ -8,7 +8,12 @@ package org.wharfmq.server.queue;
  *   <li>{@value #SUBSCRIPTION_PREFIX}{@code D<n>} and {@code N<n>}: the queues of durable and non-durable topic
  *       subscriptions;</li>
  *   <li>{@value #RETAINED_PREFIX}{@code <topic>}: the pseudo queue a persistent retained publication is journaled
- *       on.</li>
+ *       on;</li>
+ *   <li>{@value #FLOW_CHECKPOINT_PREFIX}{@code <flow>.<node>}: where a flow's FileInput node keeps its checkpoint
+ *       (the flow engine's {@code FileInputNode.checkpointQueue} names them), one persistent message replaced in each
+ *       record's transaction; the flow host makes them ({@code FlowHost}). Besides admins, a user reaches one only
+ *       through a permissions rule whose pattern names {@code SYSTEM} ({@code SYSTEM.FLOW.CHECKPOINT.**}): the flow
+ *       host's {@code flowHost.user}.</li>
  * </ul>
  * Clients cannot address the last two ({@link #isReserved}); recovery tells them apart by these prefixes. (The flow
  * host's admin queues, {@code SYSTEM.ADMIN.*}, are ordinary queues its own flow consumes.)
@@ -31,6 +36,8 @@ public final class SystemQueues {
     public static final String NON_DURABLE_SUBSCRIPTION_PREFIX = SUBSCRIPTION_PREFIX + "N";
     /** A persistent retained publication is journaled as a message on this and its topic. */
     public static final String RETAINED_PREFIX = "SYSTEM.RETAINED.";
+    /** A FileInput node's checkpoint queue: this, its flow's name, a dot and its name. */
+    public static final String FLOW_CHECKPOINT_PREFIX = "SYSTEM.FLOW.CHECKPOINT.";
 
     private SystemQueues() {
     }
@@ -43,6 +50,11 @@ public final class SystemQueues {
     /** Whether {@code name} is one of the queue manager's own queues ({@value #SYSTEM_PREFIX}...). */
     public static boolean isSystem(String name) {
         return name.startsWith(SYSTEM_PREFIX);
+    }
+
+    /** Whether {@code name} is a FileInput node's checkpoint queue here (not another queue manager's). */
+    public static boolean isFlowCheckpoint(String name) {
+        return name.startsWith(FLOW_CHECKPOINT_PREFIX);
     }
 
     /** Whether {@code name} is a topic subscription's queue. */

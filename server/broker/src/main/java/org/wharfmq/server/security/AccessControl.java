@@ -17,7 +17,9 @@ import org.wharfmq.server.topic.TopicNames;
  *   <li>{@link Identity#SERVER} (the queue manager's own in-VM connections) may do everything.</li>
  *   <li>The {@code SYSTEM.*} queues (dead letters, the admin command and reply queues) are created, sent to,
  *       received from and browsed with the {@link Permission#ADMIN} permission only: so every admin command needs
- *       it. So are another queue manager's ({@code QM2/SYSTEM.*}).</li>
+ *       it. So are another queue manager's ({@code QM2/SYSTEM.*}). A flow's checkpoint queue
+ *       ({@link SystemQueues#isFlowCheckpoint}) also with a grant of a rule whose pattern names {@code SYSTEM}
+ *       ({@code SYSTEM.FLOW.CHECKPOINT.**}: a wildcard first part does not take it in), for a flow host's user.</li>
  *   <li>The {@code $SYS/...} topics (the queue manager's events) are published to by the queue manager only; a
  *       client subscribes to them with the admin permission, or a subscribe grant whose pattern names
  *       {@code $SYS} (a wildcard first level does not take them in: {@link DestinationPattern}).</li>
@@ -91,7 +93,8 @@ public final class AccessControl {
         }
         AccessPolicy rules = policy;
         if (what.scope() == Permission.Scope.QUEUE && isSystem(destination)) {
-            return rules.allows(who, Permission.ADMIN, null);
+            return SystemQueues.isFlowCheckpoint(destination) && rules.allows(who, what, destination)
+                    || rules.allows(who, Permission.ADMIN, null);
         }
         if (what.scope() == Permission.Scope.TOPIC && TopicNames.isSystemTopic(destination)) {
             return what != Permission.PUBLISH // the queue manager's own events: no client may forge one
@@ -135,8 +138,12 @@ public final class AccessControl {
         boolean system = what.scope() == Permission.Scope.QUEUE && isSystem(destination);
         Permission needed = system ? Permission.ADMIN : what;
         String grantee = who.anonymous() ? "anyone" : "user:" + who.user();
+        String why = !system ? "" : SystemQueues.isFlowCheckpoint(destination)
+                ? " (the SYSTEM.* queues need the admin permission; a flow's checkpoint queue also a rule on "
+                + SystemQueues.FLOW_CHECKPOINT_PREFIX + "** granting '" + what.key() + "')"
+                : " (the SYSTEM.* queues need the admin permission)";
         String message = who.describeAtStart() + " may not " + verb(what) + " " + target + ": no '" + needed.key()
-                + "' permission" + (system ? " (the SYSTEM.* queues need the admin permission)" : "") + " is granted to "
+                + "' permission" + why + " is granted to "
                 + (who.anonymous() ? "anonymous clients" : "it") + ". Ask an administrator to grant '" + needed.key()
                 + "'" + (needed.scope() == Permission.Scope.SERVER ? "" : " on " + target) + " to " + grantee
                 + " in the security file's permissions" + (who.anonymous() ? ", or connect as a user that has it" : "")

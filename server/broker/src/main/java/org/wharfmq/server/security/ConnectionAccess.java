@@ -93,7 +93,7 @@ public final class ConnectionAccess implements QueueCreator {
             return;
         }
         check(topic ? Permission.PUBLISH : Permission.SEND, name);
-        if (!topic && SystemQueues.isSystem(name)) {
+        if (!topic && SystemQueues.isSystem(name) && !SystemQueues.isFlowCheckpoint(name)) {
             // an admin command, or a message for the dead letters: each is audited with where it came from
             AuditLog.sent(identity, peer, name);
             return;

@@ -1,6 +1,7 @@
 package org.wharfmq.server.security;
 
 import org.wharfmq.server.config.ConfigurationException;
+import org.wharfmq.server.queue.SystemQueues;
 import org.wharfmq.server.topic.TopicNames;
 
 import java.util.Arrays;
@@ -114,6 +115,18 @@ public final class DestinationPattern {
             return matchQueue(0, destination.split("/", -1), 0);
         }
         return coversTopic(destination.split("/", -1));
+    }
+
+    /**
+     * Whether a permissions rule on this pattern decides {@code destination}: as {@link #matches}, except that a queue
+     * pattern takes in the queue manager's own queues ({@code SYSTEM.*}) only when its first part is {@code SYSTEM}
+     * (a rule on {@code **} does not reach them, as one on {@code #} does not reach {@code $SYS}).
+     */
+    public boolean grantsOn(String destination) {
+        if (scope == Permission.Scope.QUEUE && SystemQueues.isSystem(destination) && !parts[0].equals("SYSTEM")) {
+            return false;
+        }
+        return matches(destination);
     }
 
     private boolean matchQueue(int p, String[] name, int n) {

@@ -84,7 +84,7 @@ public final class PermissionRules implements AccessPolicy {
         }
 
         boolean decides(Permission what, String destination) {
-            return grants.containsKey(what) && (pattern == null || pattern.matches(destination));
+            return grants.containsKey(what) && (pattern == null || pattern.grantsOn(destination));
         }
 
         /** As the security file says it: {@code queue 'APP1.**' send: [user:app1]}, permissions in their order. */

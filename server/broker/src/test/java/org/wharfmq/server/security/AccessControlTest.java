@@ -33,6 +33,36 @@ class AccessControlTest {
         assertTrue(control.allows(Identity.SERVER, Permission.BROWSE, "ANYTHING"), "the queue manager's own code");
     }
 
+    /**
+     * A flow's checkpoint queue is reached by admins, and by a rule whose pattern names SYSTEM (the flow host's
+     * user's); a rule on every queue ({@code **}) does not reach it, and its grant reaches no other SYSTEM.* queue.
+     */
+    @Test
+    void aFlowsCheckpointQueueNeedsAdminOrARuleThatNamesIt() {
+        String checkpoint = "SYSTEM.FLOW.CHECKPOINT.orders.in";
+        assertFalse(control.allows(ALICE, Permission.RECEIVE, checkpoint), "a rule on ** reached it");
+        assertFalse(control.allows(ALICE, Permission.SEND, checkpoint), "a rule on ** reached it");
+        assertTrue(control.allows(ROOT, Permission.SEND, checkpoint));
+        WharfException refused = assertThrows(WharfException.class, () -> control.check(ALICE, Permission.SEND,
+                checkpoint, "/10.0.0.7:5000"));
+        assertTrue(refused.getMessage().contains("a rule on SYSTEM.FLOW.CHECKPOINT.** granting 'send'"),
+                refused.getMessage());
+
+        Identity flows = new Identity("flows", Set.of(), "SCRAM-SHA-256");
+        AccessControl granted = new AccessControl(PermissionRules.builder()
+                .queue("**", Permission.SEND, "anyone")
+                .queue("SYSTEM.FLOW.CHECKPOINT.**", Permission.SEND, "user:flows")
+                .queue("SYSTEM.FLOW.CHECKPOINT.**", Permission.RECEIVE, "user:flows")
+                .admin("group:admins")
+                .build(), "security file test.yaml");
+        assertTrue(granted.allows(flows, Permission.SEND, checkpoint), "the rule that names it, though ** is first");
+        assertTrue(granted.allows(flows, Permission.RECEIVE, checkpoint));
+        assertFalse(granted.allows(ALICE, Permission.SEND, checkpoint), "another user");
+        assertFalse(granted.allows(flows, Permission.SEND, "SYSTEM.ADMIN.COMMAND.QUEUE"), "another SYSTEM.* queue");
+        assertFalse(granted.allows(flows, Permission.SEND, "QM2/" + checkpoint), "another queue manager's");
+        assertTrue(granted.allows(ALICE, Permission.SEND, "ORDERS"));
+    }
+
     @Test
     void anotherQueueManagersSystemQueuesNeedTheAdminPermissionToo() {
         assertTrue(control.allows(ALICE, Permission.SEND, "QM2/ORDERS"));

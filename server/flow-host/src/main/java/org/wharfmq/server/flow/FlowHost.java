@@ -5,6 +5,7 @@ import org.wharfmq.flow.FlowDefinition;
 import org.wharfmq.flow.FlowFactory;
 import org.wharfmq.flow.FlowProperties;
 import org.wharfmq.flow.Node;
+import org.wharfmq.flow.node.FileInputNode;
 import org.wharfmq.flow.node.SqlNode;
 import org.wharfmq.flow.runtime.FlowHosting;
 import org.wharfmq.flow.runtime.FlowJar;
@@ -18,6 +19,7 @@ import org.wharfmq.server.ServerPlugin;
 import org.wharfmq.server.admin.AdminCommands;
 import org.wharfmq.server.config.ServerConfig;
 import org.wharfmq.server.http.HttpPlugin;
+import org.wharfmq.server.management.Management;
 
 import javax.jms.ConnectionFactory;
 import javax.jms.JMSException;
@@ -74,6 +76,8 @@ public final class FlowHost implements ServerPlugin {
     private final Map<String, DeployedFlow> flows = new LinkedHashMap<>();
     // set once by start, from the server's settings
     private ConnectionFactory connectionFactory;
+    /** The server's management, which makes the FileInput nodes' checkpoint queues; set at start. */
+    private Management management;
     private Path uploadDirectory;
     private DeploymentRecords records;
     private DataSourcePools dataSources;
@@ -152,6 +156,7 @@ public final class FlowHost implements ServerPlugin {
             asFlowUser.setUserName(settings.user()); // null: anonymous in-VM, as the queue manager itself
             asFlowUser.setPassword(settings.password());
             connectionFactory = asFlowUser;
+            management = server.management();
             hosting = new FlowHosting(FastThreadLocalThread::new, WharfBodies.INSTANCE,
                     new InProcessInputs(server, settings.user()), config.maxMessageLength());
             if (http instanceof FlowHttpPaths paths) {
@@ -398,6 +403,7 @@ public final class FlowHost implements ServerPlugin {
             throws JMSException {
         try {
             fileDirectories.check(definition);
+            makeCheckpointQueues(definition);
         } catch (IllegalArgumentException e) {
             if (jar != null) {
                 jar.close();
@@ -426,6 +432,18 @@ public final class FlowHost implements ServerPlugin {
         flows.put(definition.name(), deployed);
         LOG.log(System.Logger.Level.INFO, "Deployed flow " + deployed.describe());
         return deployed;
+    }
+
+    /**
+     * Makes the checkpoint queues of the flow's FileInput nodes ({@code SYSTEM.FLOW.CHECKPOINT.FLOW.NODE}), whatever
+     * autoCreate says, and keeps them: the checkpoint must outlive a redeploy and a restart.
+     */
+    private void makeCheckpointQueues(FlowDefinition definition) {
+        for (Node node : definition.nodes().values()) {
+            if (node instanceof FileInputNode file) {
+                management.systemQueue(file.checkpointQueue(definition.name()));
+            }
+        }
     }
 
     /**

@@ -29,14 +29,21 @@ import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
- * A FileInput flow run by {@code wharf flow run} in a JVM of its own is killed (SIGKILL) in the middle of a file and
- * run again: every line arrives, in order, and the only line that may arrive twice is the one whose commit the kill
- * fell between and its checkpoint (docs/flows.md, "Files": at most one record, only after a crash).
+ * A FileInput flow run by {@code wharf flow run} in a JVM of its own is killed (SIGKILL) again and again, each time
+ * right after a record's transaction commits (the reader's crash point, {@code FileInstance.HOLD}: where the nodes
+ * once wrote their checkpoint file after the commit), and run again: every line arrives exactly once, in order, since
+ * the checkpoint commits with the record's outputs (docs/flows.md, "Files"). One kill falls after the file's last
+ * record, before its move to the archive: the next run moves it with no line again.
  */
 @Tag("slow")
 class FileInputCrashTest {
 
-    private static final int LINES = 2000;
+    private static final int LINES = 300;
+    /** The records after whose commit a run is killed: the first, some in the middle, the last but one, the last. */
+    private static final int[] KILLS = {1, 57, 150, 299, LINES};
+    /** FileInstance's crash point: its system property, and the line it logs when it holds there. */
+    private static final String HOLD = "wharf.test.fileInput.hold";
+    private static final String HOLDING = "holding the FileInput reader after the commit of record";
     /** Generous: a child JVM starting on a loaded 2-core machine took over 30 s to deliver its first line (CI). */
     private static final long WAIT_MILLIS = 90_000;
 
@@ -44,8 +51,8 @@ class FileInputCrashTest {
     Path dir;
 
     @Test
-    @Timeout(value = 300, unit = TimeUnit.SECONDS)
-    void aKilledFlowGoesOnAfterItsLastCheckpointLosingNoLineAndRedoingAtMostOne() throws Exception {
+    @Timeout(value = 600, unit = TimeUnit.SECONDS)
+    void aFlowKilledRightAfterRecordsCommitsGivesEveryLineExactlyOnce() throws Exception {
         Path in = Files.createDirectories(dir.resolve("in"));
         Path jar = TestJars.build(dir, "file-flow.jar", Map.of("flows.Files", """
                 package flows;
@@ -72,47 +79,46 @@ class FileInputCrashTest {
                 connection.start();
                 Session session = connection.createSession(false, Session.AUTO_ACKNOWLEDGE);
                 MessageConsumer consumer = session.createConsumer(session.createQueue("CRASH.OUT"));
-                Process first = flowRun(jar, url, "first");
-                try {
-                    receive(consumer, received, LINES / 10);
-                } finally {
-                    first.destroyForcibly(); // SIGKILL: no drain, no last checkpoint
-                    assertTrue(first.waitFor(WAIT_MILLIS, TimeUnit.MILLISECONDS));
-                }
-                Process second = flowRun(jar, url, "second");
-                try {
-                    while (received.isEmpty() || received.get(received.size() - 1) != LINES) {
-                        receive(consumer, received, 1);
+                for (int kill : KILLS) {
+                    Path log = dir.resolve("run-" + kill + ".log");
+                    Process run = flowRun(jar, url, log, List.of("-D" + HOLD + "=" + kill));
+                    try {
+                        FileNodesTest.awaitContent(log, HOLDING + " " + kill + " of big.txt", WAIT_MILLIS);
+                    } finally {
+                        run.destroyForcibly(); // SIGKILL, right after the record's commit
+                        assertTrue(run.waitFor(WAIT_MILLIS, TimeUnit.MILLISECONDS));
                     }
-                    FileNodesTest.awaitFile(in.resolve("archive/big.txt")); // after the last record's commit
+                    receiveThrough(consumer, received, kill); // committed before the kill, so there
+                }
+                assertTrue(Files.exists(in.resolve("big.txt")), "the file was moved after its last record's commit");
+                Process last = flowRun(jar, url, dir.resolve("last.log"), List.of());
+                try {
+                    FileNodesTest.awaitFile(in.resolve("archive/big.txt"), WAIT_MILLIS); // with no line again
                     Receive.nothingMore(consumer);
                 } finally {
-                    second.destroy();
-                    assertTrue(second.waitFor(WAIT_MILLIS, TimeUnit.MILLISECONDS));
+                    last.destroy();
+                    assertTrue(last.waitFor(WAIT_MILLIS, TimeUnit.MILLISECONDS));
                 }
             } finally {
                 connection.close();
             }
-            List<Integer> distinct = received.stream().distinct().toList();
-            assertEquals(IntStream.rangeClosed(1, LINES).boxed().toList(), distinct, "a line was lost or out of order");
-            java.util.Set<Integer> seen = new java.util.HashSet<>();
-            List<Integer> twice = received.stream().filter(line -> !seen.add(line)).toList();
-            assertTrue(twice.size() <= 1, twice.size() + " lines came twice: " + twice);
+            assertEquals(IntStream.rangeClosed(1, LINES).boxed().toList(), received,
+                    "every line exactly once, in order, across " + KILLS.length + " kills");
         }
     }
 
-    private static void receive(MessageConsumer consumer, List<Integer> received, int count) throws Exception {
-        for (int i = 0; i < count; i++) {
+    /** Receives lines until line {@code last}, failing when one does not come. */
+    private static void receiveThrough(MessageConsumer consumer, List<Integer> received, int last) throws Exception {
+        while (received.isEmpty() || received.get(received.size() - 1) < last) {
             Message message = consumer.receive(WAIT_MILLIS);
-            assertNotNull(message, "no line after " + received.size() + " lines");
+            assertNotNull(message, "no line after " + received);
             received.add(Integer.parseInt(((TextMessage) message).getText().substring("line ".length())));
         }
     }
 
-    /** {@code wharf flow run} in a JVM of its own, its output in {@code name}.log under the test's directory. */
-    private Process flowRun(Path jar, String url, String name) throws Exception {
-        Path log = dir.resolve(name + ".log");
-        return WharfProcess.builder("flow", "run", jar.toString(), "--class", "flows.Files", "--url", url)
-                .redirectErrorStream(true).redirectOutput(log.toFile()).start();
+    /** {@code wharf flow run} in a JVM of its own with {@code jvmOptions}, its output in {@code log}. */
+    private static Process flowRun(Path jar, String url, Path log, List<String> jvmOptions) throws Exception {
+        return new ProcessBuilder(WharfProcess.command(jvmOptions, List.of("flow", "run", jar.toString(), "--class",
+                "flows.Files", "--url", url))).redirectErrorStream(true).redirectOutput(log.toFile()).start();
     }
 }

@@ -24,6 +24,7 @@ import javax.jms.Connection;
 import javax.jms.Message;
 import javax.jms.MessageConsumer;
 import javax.jms.MessageProducer;
+import javax.jms.QueueBrowser;
 import javax.jms.Session;
 import javax.jms.TextMessage;
 import java.io.IOException;
@@ -35,6 +36,7 @@ import java.nio.file.StandardWatchEventKinds;
 import java.nio.file.WatchService;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Enumeration;
 import java.util.List;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
@@ -62,6 +64,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 class FileNodesTest {
 
     private static final long WAIT_MILLIS = 10_000;
+    private static final String CHECKPOINTS = FileInputNode.CHECKPOINT_QUEUE_PREFIX;
 
     @TempDir
     Path root;
@@ -137,38 +140,37 @@ class FileNodesTest {
 
     /** Waits until {@code file} exists, woken by the file system's events for its directory. */
     static void awaitFile(Path file) throws Exception {
-        await(file, true);
+        awaitFile(file, WAIT_MILLIS);
     }
 
-    /** Waits until {@code file} is gone, woken by the file system's events for its directory. */
-    static void awaitGone(Path file) throws Exception {
-        await(file, false);
+    /** Waits up to {@code millis} until {@code file} exists, woken by the file system's events for its directory. */
+    static void awaitFile(Path file, long millis) throws Exception {
+        await(file, Files::exists, " did not appear", millis);
     }
 
-    /** Waits until {@code file} holds {@code text}, woken by the file system's events for its directory. */
-    static void awaitContent(Path file, String text) throws Exception {
+    /**
+     * Waits up to {@code millis} until {@code file} holds {@code text}, woken by the file system's events for its
+     * directory.
+     */
+    static void awaitContent(Path file, String text, long millis) throws Exception {
         await(file, f -> {
             try {
                 return Files.exists(f) && Files.readString(f).contains(text);
             } catch (IOException replacedMeanwhile) {
                 return false;
             }
-        }, " did not come to hold " + text);
+        }, " did not come to hold " + text, millis);
     }
 
-    private static void await(Path file, boolean present) throws Exception {
-        await(file, f -> Files.exists(f) == present, present ? " did not appear" : " was not removed");
-    }
-
-    private static void await(Path file, Predicate<Path> condition, String failure)
+    private static void await(Path file, Predicate<Path> condition, String failure, long millis)
             throws Exception {
         try (WatchService watcher = FileSystems.getDefault().newWatchService()) {
             file.getParent().register(watcher, StandardWatchEventKinds.ENTRY_CREATE, StandardWatchEventKinds.ENTRY_MODIFY,
                     StandardWatchEventKinds.ENTRY_DELETE);
-            long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(WAIT_MILLIS);
+            long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(millis);
             while (!condition.test(file)) {
                 long left = deadline - System.nanoTime();
-                assertTrue(left > 0, file + failure + " within " + WAIT_MILLIS + " ms");
+                assertTrue(left > 0, file + failure + " within " + millis + " ms");
                 var key = watcher.poll(Math.min(TimeUnit.NANOSECONDS.toMillis(left), 200), TimeUnit.MILLISECONDS);
                 if (key != null) {
                     key.pollEvents();
@@ -176,6 +178,90 @@ class FileNodesTest {
                 }
             }
         }
+    }
+
+    /**
+     * The text of the checkpoint of node "in" of {@code flow}, browsed on its queue, or null when it has none; while
+     * the flow runs, its reader holds the checkpoint (a browser does not see it): {@link #awaitNoCheckpoint}.
+     */
+    private String checkpoint(String flow) throws Exception {
+        try (QueueBrowser browser = session.createBrowser(session.createQueue(CHECKPOINTS + flow + ".in"))) {
+            Enumeration<?> messages = browser.getEnumeration();
+            String text = messages.hasMoreElements() ? ((TextMessage) messages.nextElement()).getText() : null;
+            assertFalse(messages.hasMoreElements(), "more than one checkpoint");
+            return text;
+        }
+    }
+
+    /**
+     * Waits until the checkpoint of node "in" of {@code flow} is taken off its queue (the file is done): its depth,
+     * which counts the message the reader holds, is 0.
+     */
+    private void awaitNoCheckpoint(String flow) {
+        long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(WAIT_MILLIS);
+        String queue = CHECKPOINTS + flow + ".in";
+        long depth;
+        while ((depth = testServer.server().management().queue(queue).depth()) != 0) {
+            assertTrue(System.nanoTime() < deadline, queue + " still holds " + depth + " message(s)");
+            Thread.onSpinWait();
+        }
+    }
+
+    /**
+     * A checkpoint file of a FileInput node from before checkpoints were messages is taken over once: the file goes
+     * on after the records it says are done, and the checkpoint file is deleted.
+     */
+    @Test
+    void aCheckpointFileFromBeforeIsTakenOverOnceAndTheFileGoesOnAfterIt() throws Exception {
+        Path file = writeLines(in, "orders.txt", 5);
+        Path legacy = in.resolve(".wharf-legacy-in.checkpoint");
+        Files.writeString(legacy, "file=orders.txt\nsize=" + Files.size(file) + "\nmodified="
+                + Files.getLastModifiedTime(file).toMillis() + "\nrecords=2\noffset="
+                + "line 1\nline 2\n".length() + "\nfailed=0\n");
+        deploy(() -> FlowDefinition.builder("legacy")
+                .node("in", lineInput())
+                .node("out", OutputNode.queue("LEGACY.OUT"))
+                .wire("in", "out", "out")
+                .build());
+        try (MessageConsumer consumer = session.createConsumer(session.createQueue("LEGACY.OUT"))) {
+            assertEquals(lines(3, 5), texts(consumer, 3));
+            awaitFile(in.resolve("archive/orders.txt"));
+            Receive.nothingMore(consumer);
+        }
+        assertFalse(Files.exists(legacy), "the checkpoint file was left behind");
+        awaitNoCheckpoint("legacy");
+    }
+
+    /**
+     * In a transactional invocation a FileOutput node's record is forced to disk before the message's commit: when
+     * the output of the n-th message is visible, the node has forced at least n records, though no file is finished.
+     * With sync FINISH it forces none until a file is finished.
+     */
+    @Test
+    void aRecordIsForcedToDiskBeforeItsMessageCommits() throws Exception {
+        FileOutputNode forcing = FileOutputNode.directory(out).name("forced-{seq}.txt");
+        FileOutputNode lazy = FileOutputNode.directory(out).name("lazy-{seq}.txt").sync(FileOutputNode.Sync.FINISH);
+        deploy(() -> FlowDefinition.builder("forced")
+                .node("in", InputNode.queue("FORCED.IN"))
+                .node("file", forcing)
+                .node("lazy", lazy)
+                .node("done", OutputNode.queue("FORCED.DONE"))
+                .wire("in", "out", "file")
+                .wire("file", "out", "lazy")
+                .wire("lazy", "out", "done")
+                .build());
+        try (MessageProducer producer = session.createProducer(session.createQueue("FORCED.IN"));
+             MessageConsumer done = session.createConsumer(session.createQueue("FORCED.DONE"))) {
+            for (int i = 1; i <= 20; i++) {
+                producer.send(session.createTextMessage("line " + i));
+                assertNotNull(done.receive(WAIT_MILLIS), "message " + i);
+                assertTrue(forcing.durableRecords() >= i, "message " + i + " committed with "
+                        + forcing.durableRecords() + " records forced");
+            }
+        }
+        assertEquals(0, lazy.durableRecords(), "sync FINISH forced a record before its file was finished");
+        assertEquals(List.of("forced-000001.txt.part", "lazy-000001.txt.part"), names(out));
+        assertEquals(lines(1, 20), Files.readAllLines(out.resolve("forced-000001.txt.part")));
     }
 
     @Test
@@ -191,13 +277,12 @@ class FileNodesTest {
         writeLines(in, "orders.txt", 3);
         try (MessageConsumer consumer = session.createConsumer(session.createQueue("MOVING.OUT"))) {
             assertEquals(lines(1, 3), texts(consumer, 3));
-            // no checkpoint follows a file's last record, but when the file cannot be moved: then it says all done
-            awaitContent(in.resolve(".wharf-moving-in.checkpoint"), "records=3");
+            // the last line's checkpoint, committed with it, says the file is done: only its move is left
             assertTrue(Files.exists(in.resolve("orders.txt")));
             Files.delete(archive);
             Files.createDirectory(archive);
             awaitFile(archive.resolve("orders.txt"));
-            awaitGone(in.resolve(".wharf-moving-in.checkpoint"));
+            awaitNoCheckpoint("moving");
             Receive.nothingMore(consumer); // the last line not again
         }
     }
@@ -219,7 +304,7 @@ class FileNodesTest {
         assertFalse(Files.exists(in.resolve("orders.txt")));
         assertEquals(lines(1, n), Files.readAllLines(in.resolve("archive/orders.txt")));
         // the checkpoint goes once the file is archived (in that order: a crash between them redoes nothing)
-        awaitGone(in.resolve(".wharf-lines-in.checkpoint"));
+        awaitNoCheckpoint("lines");
     }
 
     @Test
@@ -418,10 +503,10 @@ class FileNodesTest {
         serverStop.join(WAIT_MILLIS);
         assertFalse(serverStop.isAlive());
         assertTrue(Files.exists(in.resolve("big.txt")), "the file was finished although the flow stopped in it");
-        assertTrue(Files.readString(in.resolve(".wharf-resume-in.checkpoint")).contains("records=100"));
 
         testServer.restart();
         connect();
+        assertTrue(checkpoint("resume").contains("records=100\n"), checkpoint("resume")); // from the journal
         deploy(factory); // new node objects, on the new server's flow host
         try (MessageConsumer consumer = session.createConsumer(session.createQueue("RESUME.OUT"))) {
             assertEquals(lines(1, n), texts(consumer, n));
@@ -467,7 +552,7 @@ class FileNodesTest {
         // the stop drained: the file's one record committed, so the file is done and archived, its checkpoint gone
         assertFalse(Files.exists(in.resolve("whole.msg")), "the stop returned with a finished file left unarchived");
         assertEquals("whole", Files.readString(in.resolve("archive/whole.msg")));
-        assertFalse(Files.exists(in.resolve(".wharf-last-in.checkpoint")));
+        assertNull(checkpoint("last"));
         try (MessageConsumer consumer = session.createConsumer(session.createQueue("LAST.OUT"))) {
             assertNotNull(consumer.receive(WAIT_MILLIS));
             Receive.nothingMore(consumer);
