@@ -30,6 +30,9 @@ public final class ConnectionAccess implements QueueCreator {
     private String lastSendName;
     private boolean lastSendTopic;
     private long lastSendGeneration;
+    /** The transmission queue a qualified name last went through, allowed under {@link #lastThroughGeneration}. */
+    private String lastThroughName;
+    private long lastThroughGeneration;
 
     /**
      * @param identity who the connection is
@@ -101,6 +104,22 @@ public final class ConnectionAccess implements QueueCreator {
         lastSendName = name;
         lastSendTopic = topic;
         lastSendGeneration = generation;
+    }
+
+    /**
+     * Checks that the connection may send through transmission queue {@code queue} ({@link Permission#SEND}), as a
+     * name qualified by another queue manager ({@code QM2/ORDERS}) needs on top of {@link #checkSend} (IBM MQ checks
+     * the transmission queue too): asked of the rules only when it differs from the last one allowed or the rules
+     * changed since, so that a requester's replies to {@code QM1/REPLY} (RR-5's) ask once, not per message.
+     */
+    public void checkSendThrough(String queue) {
+        long generation = control.generation();
+        if (generation == lastThroughGeneration && queue.equals(lastThroughName)) {
+            return;
+        }
+        check(Permission.SEND, queue);
+        lastThroughName = queue;
+        lastThroughGeneration = generation;
     }
 
     /** Checks {@link Permission#CREATE} on a queue about to be created by use; see {@link #createCheck()}. */

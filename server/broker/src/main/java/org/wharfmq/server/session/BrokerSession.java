@@ -591,7 +591,7 @@ public final class BrokerSession {
                                               QueueNameResolver.Resolution resolution) {
         LocalQueue queue = resolution.queue();
         if (resolution.qualified()) {
-            access.check(Permission.SEND, queue.name());
+            access.checkSendThrough(queue.name());
         }
         TransmissionHeader.Addressed addressed = TransmissionHeader.address(content, resolution.queueManager(),
                 resolution.remoteQueue(), queueManager.resolver().queueManagerName());

@@ -161,6 +161,34 @@ class DistributedDefinitionsTest {
         }
     }
 
+    /**
+     * A name qualified by another queue manager needs send on the transmission queue it goes through, which a
+     * connection asks once for a stream of messages: rules reloaded without that grant refuse the next message of the
+     * same producer, naming the transmission queue.
+     */
+    @Test
+    void aQualifiedNameIsRefusedOnceTheRulesNoLongerGrantSendOnItsTransmissionQueue() throws Exception {
+        AccessControl rules = new AccessControl(PermissionRules.builder().connect("anyone")
+                .queue("QM2/ORDERS", Permission.SEND, "anyone").queue("QM2", Permission.SEND, "anyone").build(),
+                "security file test.yaml");
+        testServer = TestServer.start(c -> c.name("QM1").queue(QueueDefinition.transmissionQueue("QM2")),
+                config -> WharfServer.builder(config).accessControl(rules).start());
+        try (Connection connection = connect()) {
+            Session session = connection.createSession(false, Session.AUTO_ACKNOWLEDGE);
+            MessageProducer producer = session.createProducer(session.createQueue("queue://QM2/ORDERS"));
+            producer.setDeliveryMode(DeliveryMode.PERSISTENT); // answered: a refusal is the send's
+            producer.send(session.createTextMessage("one"));
+            producer.send(session.createTextMessage("two"));
+            rules.replace(PermissionRules.builder().connect("anyone").queue("QM2/ORDERS", Permission.SEND, "anyone")
+                    .build(), "security file test.yaml (reloaded)");
+            JMSSecurityException refused = assertThrows(JMSSecurityException.class,
+                    () -> producer.send(session.createTextMessage("three")));
+            assertTrue(refused.getMessage().startsWith("An anonymous client may not send to queue 'QM2': no 'send'"
+                    + " permission"), refused.getMessage());
+        }
+        assertEquals(2, testServer.server().queueManager().depth("QM2"));
+    }
+
     private Connection connect() throws Exception {
         Connection connection = new WharfConnectionFactory(testServer.server().tcpUrl()).createConnection();
         connection.start();
