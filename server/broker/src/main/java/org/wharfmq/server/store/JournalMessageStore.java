@@ -216,6 +216,11 @@ public final class JournalMessageStore implements MessageStore {
     }
 
     @Override
+    public void sync(StoreCompletion completion) {
+        writer.submit(JournalEntry.sync(completion));
+    }
+
+    @Override
     public void delivered(StoredMessage message, int deliveryCount) {
         writer.submit(JournalEntry.delivered(message, deliveryCount));
     }

@@ -345,6 +345,8 @@ final class JournalWriter implements Runnable {
             }
             case JournalRecord.PREPARE:
                 return writePrepare(e);
+            case JournalEntry.SYNC:
+                return true; // no record: its sync covers every record appended before it
             case JournalRecord.QUEUE: {
                 int bytes = append(() -> JournalRecord.queue(fields, e.queue), null);
                 state.queueDefined(e.queue, journal.currentSegment(), bytes);
@@ -511,8 +513,11 @@ final class JournalWriter implements Runnable {
         reader.forget(segment);
     }
 
-    /** Makes reclamation's copies durable before the file they come from is deleted (on this thread). */
-    void syncForReclaim() {
+    /**
+     * Forces the current file on this thread: reclamation's copies before the file they come from is deleted, and
+     * a file's records nobody waited for before it is closed.
+     */
+    void syncFile() {
         journal.sync();
     }
 
