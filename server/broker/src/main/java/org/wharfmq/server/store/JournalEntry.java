@@ -31,6 +31,8 @@ final class JournalEntry {
     Throwable failure;
     /** Set by the writer once the record is appended: its waiter must wait for the next sync. */
     boolean needsSync;
+    /** Written by the writer, and nobody waits for it: the syncer forces it within journalLazySyncMillis. */
+    boolean unwaited;
 
     private JournalEntry(byte type, long tx, String queue, long sequence, int deliveryCount, ByteBuf content,
                          String[] queues, long[] sequences, StoreCompletion completion) {

@@ -64,7 +64,7 @@ public final class JournalMessageStore implements MessageStore {
             space.recoveryReads(); // until recover() has read them
         }
         this.writer = new JournalWriter(journal, recovery.state, config.durability() == Durability.FSYNC, space,
-                replication);
+                replication, config.journalLazySyncMillis());
         this.writerThread = new Thread(writer, "wharf-journal");
         writerThread.setDaemon(true);
     }

@@ -45,7 +45,8 @@ class AutoAcknowledgeSyncTest {
 
     @Test
     void unansweredAcknowledgementsAskForNoSyncTheCloseForOneAndTheyStayAcknowledgedAfterARestart() throws Exception {
-        try (TestServer testServer = TestServer.start()) {
+        // the journal's own force of records nobody waits for held off past the test (the next case tests it)
+        try (TestServer testServer = TestServer.start(b -> b.journalLazySyncMillis(3_600_000))) {
             WharfServer server = testServer.server();
             Connection c = connect(server.tcpUrl());
             Session session = c.createSession(false, Session.AUTO_ACKNOWLEDGE);
@@ -68,6 +69,31 @@ class AutoAcknowledgeSyncTest {
             server = testServer.restart();
             assertEquals(PUBLISHED - CONSUMED, depth(server, "d"), "the acknowledged messages stayed acknowledged");
             assertEquals(remaining(), receiveRest(server.tcpUrl()));
+        }
+    }
+
+    /**
+     * With nothing else asking for a sync, the journal forces the unanswered acknowledgements itself within
+     * journalLazySyncMillis: a consumer that goes quiet is not left with acknowledgements a power loss would undo.
+     */
+    @Test
+    void unansweredAcknowledgementsAreForcedByTheJournalWhenNoSyncComes() throws Exception {
+        try (TestServer testServer = TestServer.start(b -> b.journalLazySyncMillis(50))) {
+            WharfServer server = testServer.server();
+            Connection c = connect(server.tcpUrl());
+            Session session = c.createSession(false, Session.AUTO_ACKNOWLEDGE);
+            Topic topic = session.createTopic("ps/d");
+            MessageConsumer subscriber = session.createDurableSubscriber(topic, "d");
+            publish(session, topic);
+            assertNotNull(subscriber.receive(EXPECTED_MS));
+            awaitDepth(server, "d", PUBLISHED - 1); // its ACK is read; nothing else is sent
+            long syncs = syncs(server);
+            long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(EXPECTED_MS);
+            while (syncs(server) == syncs && System.nanoTime() < deadline) {
+                LockSupport.parkNanos(1_000_000); // asks the server again
+            }
+            assertTrue(syncs(server) > syncs, "the journal forced itself for the acknowledgement nobody waited for");
+            c.close();
         }
     }
 
