@@ -130,6 +130,14 @@ public final class Configuration {
             .zeroOrMore(null);
 
     /**
+     * Most time, in ms, a journal record nobody waits for (a consumer's unanswered acknowledgement, a delivery count)
+     * stays unforced when no other record asks for a sync (durability fsync): default 10. Such records ride the next
+     * sync anyone asks for, and one that comes within this time costs no sync of its own; after it the journal forces
+     * them itself. At least 1.
+     */
+    public static final Setting<Long> JOURNAL_LAZY_SYNC_MILLIS = Setting.whole("journalLazySyncMillis", 10).atLeast(1);
+
+    /**
      * Most bytes the journal may use: default 0 = no limit but the free space of the disk; else at least twice
      * journalFileBytes ({@code ServerConfig.Builder.build} checks it).
      */

@@ -197,6 +197,11 @@ public final class ServerConfig {
         return get(Configuration.JOURNAL_SLACK_BYTES);
     }
 
+    /** The most time a journal record nobody waits for stays unforced, in ms. */
+    public long journalLazySyncMillis() {
+        return get(Configuration.JOURNAL_LAZY_SYNC_MILLIS);
+    }
+
     /** The most bytes the journal may use on disk; 0 = no limit but the disk. */
     public long journalMaxBytes() {
         return get(Configuration.JOURNAL_MAX_BYTES);
@@ -523,6 +528,11 @@ public final class ServerConfig {
         /** Sets how many bytes of dead records the journal may keep before it compacts its oldest file. */
         public Builder journalSlackBytes(long journalSlackBytes) {
             return set(Configuration.JOURNAL_SLACK_BYTES, journalSlackBytes);
+        }
+
+        /** Sets the most time a journal record nobody waits for stays unforced, in ms. */
+        public Builder journalLazySyncMillis(long journalLazySyncMillis) {
+            return set(Configuration.JOURNAL_LAZY_SYNC_MILLIS, journalLazySyncMillis);
         }
 
         /** Sets the most bytes the journal may use on disk; 0 = only the disk's free space limits it. */

@@ -30,6 +30,7 @@ import org.wharfmq.server.security.ConnectionAccess;
 import org.wharfmq.server.security.Identity;
 import org.wharfmq.server.security.Permission;
 import org.wharfmq.server.store.Persistence;
+import org.wharfmq.server.store.StoreCompletion;
 import org.wharfmq.server.topic.Publication;
 import org.wharfmq.server.topic.Subscription;
 import org.wharfmq.server.topic.TopicManager;
@@ -116,6 +117,12 @@ public final class BrokerSession {
     private final ProducerWindow producers;
     /** ACKs whose journal records are not yet durable, and what waits for them: {@link #afterAcknowledgementsRecorded}. */
     private final PendingRecords acknowledgements = new PendingRecords();
+    /**
+     * Whether an unanswered ACK's record was handed to the journal since the session last asked for a sync
+     * ({@link #acknowledge}): its durability rides the journal's next sync, and {@link #afterAcknowledgementsRecorded}
+     * asks for one. Event loop only.
+     */
+    private boolean acknowledgementsUnsynced;
     /** The messages an ACK takes off their queues, one list for every ACK (none is kept past its handling). */
     private final List<QueuedMessage> acknowledging = new ArrayList<>();
     /**
@@ -726,6 +733,13 @@ public final class BrokerSession {
             // which an unanswered ACK allows); only the answer waits for the record, which needs just queue and
             // sequence (the store copies what it records of the list)
             acknowledged(acknowledged);
+            if (requestId == 0) {
+                // nobody waits for an unanswered ACK (AUTO_ACKNOWLEDGE, DUPS_OK): its record is written at once and
+                // rides the journal's next sync, asked for by nobody but a later answered ACK or the close
+                persistence.remove(acknowledged, StoreCompletion.NONE);
+                acknowledgementsUnsynced = true;
+                return;
+            }
             acknowledgements.started();
             persistence.remove(acknowledged, failure -> onEventLoop(() -> {
                 if (failure != null) {
@@ -746,7 +760,24 @@ public final class BrokerSession {
      * close is the client's one sign that its acknowledgements survive a crash of the server.
      */
     public void afterAcknowledgementsRecorded(Runnable then) {
+        syncAcknowledgements();
         acknowledgements.whenRecorded(then);
+    }
+
+    /** Asks the journal for a sync covering the unanswered ACKs' records, if any is not yet covered. */
+    private void syncAcknowledgements() {
+        if (!acknowledgementsUnsynced) {
+            return;
+        }
+        acknowledgementsUnsynced = false;
+        acknowledgements.started();
+        persistence.sync(failure -> onEventLoop(() -> {
+            if (failure != null) {
+                LOG.log(System.Logger.Level.WARNING, "Could not make the acknowledgements of session " + id
+                        + " durable: " + failure);
+            }
+            acknowledgements.recorded();
+        }));
     }
 
     /**
@@ -841,6 +872,7 @@ public final class BrokerSession {
      * count them, an orderly CLOSE does not). Answers OK when {@code requestId} is not 0.
      */
     public void close(int requestId, boolean countPrefetched) {
+        syncAcknowledgements(); // now: a CLOSE waits for every session's, one sync for them all
         List<ServerConsumer> closing = new ArrayList<>(consumers.values());
         for (ServerConsumer c : closing) {
             c.stop();

@@ -4,8 +4,8 @@ import java.util.ArrayList;
 import java.util.List;
 
 /**
- * Journal records a session started and the journal has not yet made durable (its ACKs' removals), and the tasks that
- * wait for all of them: a close answered only once its acknowledgements would survive a crash. Records complete in
+ * Journal records a session started and the journal has not yet made durable (its answered ACKs' removals, and the
+ * syncs it asked for to cover its unanswered ones), and the tasks that wait for all of them: a close answered only once its acknowledgements would survive a crash. Records complete in
  * the order they were written, so "none pending" is "every one started before is durable". Owned by the session's
  * event loop; allocates only for a waiting task.
  */

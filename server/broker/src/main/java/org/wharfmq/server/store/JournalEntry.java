@@ -11,6 +11,11 @@ final class JournalEntry {
 
     /** Tells the writer to finish: write the CLOSED marker, sync and stop. */
     static final byte STOP = 0;
+    /**
+     * Writes nothing; completed once every record appended before it is durable: the barrier of records nobody waited
+     * for (a session's unanswered acknowledgements, before its close is answered). Not a record type.
+     */
+    static final byte SYNC = -1;
 
     final byte type;
     final long tx;
@@ -26,6 +31,8 @@ final class JournalEntry {
     Throwable failure;
     /** Set by the writer once the record is appended: its waiter must wait for the next sync. */
     boolean needsSync;
+    /** Written by the writer, and nobody waits for it: the syncer forces it within journalLazySyncMillis. */
+    boolean unwaited;
 
     private JournalEntry(byte type, long tx, String queue, long sequence, int deliveryCount, ByteBuf content,
                          String[] queues, long[] sequences, StoreCompletion completion) {
@@ -96,6 +103,10 @@ final class JournalEntry {
 
     static JournalEntry unsubscribed(String queue) {
         return new JournalEntry(JournalRecord.UNSUBSCRIBED, 0, queue, 0, 0, null, null, null, StoreCompletion.NONE);
+    }
+
+    static JournalEntry sync(StoreCompletion completion) {
+        return new JournalEntry(SYNC, 0, null, 0, 0, null, null, null, completion);
     }
 
     static JournalEntry stop() {

@@ -70,7 +70,7 @@ public final class JournalMessageStore implements MessageStore {
             space.recoveryReads(); // until recover() has read them
         }
         this.writer = new JournalWriter(journal, recovery.state, config.durability() == Durability.FSYNC, space,
-                replication);
+                replication, config.journalLazySyncMillis());
         for (JournalState.Superseded s : superseded) {
             writer.submit(JournalEntry.marker(JournalRecord.ROLLBACK, s.tx(), StoreCompletion.NONE)); // its first work
         }
@@ -228,6 +228,11 @@ public final class JournalMessageStore implements MessageStore {
     @Override
     public void prepare(long transactionId, byte[] branch, StoreCompletion completion) {
         writer.submit(JournalEntry.prepare(transactionBase + transactionId, branch, completion));
+    }
+
+    @Override
+    public void sync(StoreCompletion completion) {
+        writer.submit(JournalEntry.sync(completion));
     }
 
     @Override

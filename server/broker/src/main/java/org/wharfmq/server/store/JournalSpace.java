@@ -125,6 +125,10 @@ final class JournalSpace {
         boolean dead = current.bytes > current.liveBytes;
         if ((current.bytes >= fileBytes || (squeezed && dead && current.bytes > 0)) && roomToRoll()) {
             writer.awaitSynced(); // the file is closed: nothing may still be syncing it
+            // records nobody waited for (a DELIVERED, an unanswered acknowledgement) may not be synced yet: they are
+            // forced with their file, since the next sync, which a later waiter's durability takes for theirs too,
+            // forces only the new one
+            writer.syncFile();
             journal.roll();
             state.segment(journal.currentSegment());
         }
@@ -185,7 +189,7 @@ final class JournalSpace {
                 return;
             }
             if (moved > 0) {
-                writer.syncForReclaim(); // the copies must be durable before the originals go
+                writer.syncFile(); // the copies must be durable before the originals go
             }
             writer.segmentDeleted(segment);
             journal.delete(segment);

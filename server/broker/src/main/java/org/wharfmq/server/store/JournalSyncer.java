@@ -18,6 +18,10 @@ import java.util.concurrent.atomic.AtomicLong;
  * is in flight, and the next sync starts the moment the previous one ends, covering everything appended meanwhile:
  * one sync per batch still, but back to back.
  *
+ * <p>Records nobody waits for (a consumer's unanswered acknowledgement, a delivery count) ask for no sync of their
+ * own: they ride the next one a waiter asks for, and when none comes within {@code journalLazySyncMillis} this thread
+ * forces the file for them itself, so that they are never left unforced for long.
+ *
  * <p>Ownership: the writer hands entries over ({@link #handOver}) already appended; from then on only this thread
  * touches them. The hand-over list is the only shared state, guarded by {@link #lock}, which is never held across a
  * sync. Only the writer thread calls {@link #handOver}, {@link #awaitIdle} and {@link #stop}.
@@ -46,6 +50,19 @@ final class JournalSyncer implements Runnable {
     private final AtomicLong syncedEntries = new AtomicLong();
     /** Told of each sync; set by the metrics at any time. */
     private volatile JournalSyncObserver observer = JournalSyncObserver.NONE;
+    /** The most time records nobody waits for stay unforced (setting journalLazySyncMillis). */
+    private final long lazySyncNanos;
+    /** Whether records nobody waits for were written and not forced yet; this thread only. */
+    private boolean lazyPending;
+    /** When this thread forces them if no sync has by then; this thread only. */
+    private long lazyDeadline;
+    /** This thread forces the file for records nobody waits for, outside a batch; guarded by {@link #lock}. */
+    private boolean forcingLazily;
+
+    /** @param lazySyncMillis the most time a record nobody waits for stays unforced */
+    JournalSyncer(long lazySyncMillis) {
+        this.lazySyncNanos = java.util.concurrent.TimeUnit.MILLISECONDS.toNanos(lazySyncMillis);
+    }
 
     /**
      * Passes appended entries on; they are completed after the next sync of {@code file} (or at once, in order,
@@ -70,7 +87,7 @@ final class JournalSyncer implements Runnable {
     void awaitIdle() {
         boolean interrupted = false;
         synchronized (lock) {
-            while (finishedCount < handedCount) {
+            while (finishedCount < handedCount || forcingLazily) {
                 try {
                     lock.wait();
                 } catch (InterruptedException e) {
@@ -118,15 +135,46 @@ final class JournalSyncer implements Runnable {
             FileChannel file;
             synchronized (lock) {
                 while (handed.isEmpty() && !stopping) {
+                    long left = lazyPending ? lazyDeadline - System.nanoTime() : 0;
+                    if (lazyPending && left <= 0) {
+                        break;
+                    }
                     try {
-                        lock.wait();
+                        if (lazyPending) {
+                            lock.wait(left / 1_000_000, (int) (left % 1_000_000));
+                        } else {
+                            lock.wait();
+                        }
                     } catch (InterruptedException e) {
                         stopping = true; // nobody interrupts this thread but a dying JVM: finish what is here
                     }
                 }
-                if (handed.isEmpty()) {
-                    return;
+                if (handed.isEmpty() && stopping) {
+                    return; // the writer's last batch (its CLOSED record) was synced: nothing is left unforced
                 }
+                if (handed.isEmpty()) { // records nobody waits for, and no sync came for them in time
+                    lazyPending = false;
+                    if (channel == null) {
+                        continue; // the writer closed the file, forcing it first
+                    }
+                    forcingLazily = true;
+                    file = channel;
+                } else {
+                    file = null;
+                }
+            }
+            if (file != null) {
+                try {
+                    force(file);
+                } finally {
+                    synchronized (lock) {
+                        forcingLazily = false;
+                        lock.notifyAll();
+                    }
+                }
+                continue;
+            }
+            synchronized (lock) {
                 ArrayList<JournalEntry> taken = handed;
                 handed = syncing;
                 syncing = taken;
@@ -137,7 +185,12 @@ final class JournalSyncer implements Runnable {
             }
             int finished = syncing.size();
             try {
-                sync(file);
+                if (sync(file)) {
+                    lazyPending = false; // the force covered every record written before it
+                } else if (!lazyPending && anyUnwaited()) {
+                    lazyPending = true;
+                    lazyDeadline = System.nanoTime() + lazySyncNanos;
+                }
                 awaitReplication();
                 for (int i = 0; i < finished; i++) {
                     syncing.get(i).finish();
@@ -180,13 +233,36 @@ final class JournalSyncer implements Runnable {
         }
     }
 
-    private void sync(FileChannel file) {
+    private boolean anyUnwaited() {
+        for (int i = 0; i < syncing.size(); i++) {
+            if (syncing.get(i).unwaited) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /** Forces the file for records nobody waits for; a failure is logged (nobody waits to be told). */
+    private void force(FileChannel file) {
+        long start = System.nanoTime();
+        try {
+            file.force(false);
+        } catch (IOException | RuntimeException failure) {
+            LOG.log(System.Logger.Level.ERROR, "Could not sync the journal", failure);
+            return;
+        }
+        syncNanos.addAndGet(System.nanoTime() - start);
+        syncs.incrementAndGet();
+    }
+
+    /** Syncs the batch being completed if one of its entries waits for it; returns whether the file was forced. */
+    private boolean sync(FileChannel file) {
         boolean needed = false;
         for (int i = 0; i < syncing.size() && !needed; i++) {
             needed = syncing.get(i).needsSync;
         }
         if (!needed || file == null) { // no file: durability os, the stage runs for the replication only
-            return;
+            return false;
         }
         long start = System.nanoTime();
         try {
@@ -198,7 +274,7 @@ final class JournalSyncer implements Runnable {
                     e.failure = failure;
                 }
             }
-            return;
+            return false;
         }
         long nanos = System.nanoTime() - start;
         syncNanos.addAndGet(nanos);
@@ -209,5 +285,6 @@ final class JournalSyncer implements Runnable {
         } catch (RuntimeException e) { // a broken observer must not stop the journal
             LOG.log(System.Logger.Level.WARNING, "The journal's sync observer failed: " + e, e);
         }
+        return true;
     }
 }

@@ -74,24 +74,21 @@ final class JournalWriter implements Runnable {
      */
     private ByteBuf outgoing;
 
-    JournalWriter(Journal journal, JournalState state, boolean fsync, JournalSpace space) {
-        this(journal, state, fsync, space, null);
-    }
-
     /**
      * @param replication where batches go besides the disk, or null; with one and durability fsync, the sync stage
      *                    waits for both; with os, the replication's completion finishes the waiters
      *                    ({@link ReplicationWaiters})
+     * @param lazySyncMillis the most time a record nobody waits for stays unforced (setting journalLazySyncMillis)
      */
     JournalWriter(Journal journal, JournalState state, boolean fsync, JournalSpace space,
-                  JournalReplication replication) {
+                  JournalReplication replication, long lazySyncMillis) {
         this.journal = journal;
         this.reader = journal.reader();
         this.state = state;
         this.space = space;
         this.replication = replication;
         this.outgoing = replication == null ? null : Unpooled.buffer(OUTGOING_INITIAL_BYTES);
-        this.syncer = fsync ? new JournalSyncer() : null;
+        this.syncer = fsync ? new JournalSyncer(lazySyncMillis) : null;
         this.syncerThread = fsync ? new Thread(syncer, "wharf-journal-sync") : null;
         this.replicationWaiters = !fsync && replication != null ? new ReplicationWaiters() : null;
         if (syncerThread != null) {
@@ -206,7 +203,9 @@ final class JournalWriter implements Runnable {
                 continue;
             }
             try {
-                e.needsSync = write(e) && e.awaited();
+                boolean wrote = write(e);
+                e.needsSync = wrote && e.awaited();
+                e.unwaited = wrote && !e.awaited();
             } catch (JournalFullException full) {
                 e.failure = full;
             } catch (RuntimeException failure) {
@@ -345,6 +344,8 @@ final class JournalWriter implements Runnable {
             }
             case JournalRecord.PREPARE:
                 return writePrepare(e);
+            case JournalEntry.SYNC:
+                return true; // no record: its sync covers every record appended before it
             case JournalRecord.QUEUE: {
                 int bytes = append(() -> JournalRecord.queue(fields, e.queue), null);
                 state.queueDefined(e.queue, journal.currentSegment(), bytes);
@@ -511,8 +512,11 @@ final class JournalWriter implements Runnable {
         reader.forget(segment);
     }
 
-    /** Makes reclamation's copies durable before the file they come from is deleted (on this thread). */
-    void syncForReclaim() {
+    /**
+     * Forces the current file on this thread: reclamation's copies before the file they come from is deleted, and
+     * a file's records nobody waited for before it is closed.
+     */
+    void syncFile() {
         journal.sync();
     }
 

@@ -47,6 +47,16 @@ public interface MessageStore extends AutoCloseable {
     }
 
     /**
+     * Runs {@code completion} once every record handed to the store before this call is durable, writing nothing: the
+     * barrier for records handed over with {@link StoreCompletion#NONE}, which nobody waited for and which become
+     * durable with the next batch that is synced (a session's unanswered acknowledgements, before its close is
+     * answered). A store that keeps nothing across restarts completes it at once.
+     */
+    default void sync(StoreCompletion completion) {
+        completion.completed(null);
+    }
+
+    /**
      * Records that a persistent message was handed to a consumer for the {@code deliveryCount}-th time, so that
      * after a crash it comes back marked redelivered with its count. Nobody waits for this record: it becomes
      * durable with the next batch that is synced.

@@ -97,6 +97,14 @@ public final class Persistence {
         }
     }
 
+    /**
+     * Runs {@code completion} once every record handed to the store before this call is durable (records nobody
+     * waited for included: {@link MessageStore#sync}); writes nothing.
+     */
+    public void sync(StoreCompletion completion) {
+        store.sync(completion);
+    }
+
     /** As {@link #remove(List, StoreCompletion)} for one message nobody waits for. */
     public void remove(StoredMessage message) {
         if (message.persistent()) {

@@ -185,6 +185,30 @@ class JournalMessageStoreTest {
     }
 
     @Test
+    void aSyncWritesNothingAndMakesTheRecordsNobodyWaitedForDurableWithOneSync() throws Exception {
+        ServerConfig config = StoreHarness.config(data);
+        try (JournalMessageStore store = StoreHarness.open(config, new Recovered())) {
+            for (int i = 1; i <= 3; i++) {
+                StoreHarness.put(store, Message.of("Q", i, "m" + i));
+            }
+            long syncs = store.syncs();
+            long records = store.records();
+            store.remove(List.of(Message.of("Q", 1, "")), StoreCompletion.NONE);
+            store.remove(List.of(Message.of("Q", 2, "")), StoreCompletion.NONE);
+            StoreHarness.Done synced = new StoreHarness.Done();
+            store.sync(synced);
+            assertNull(synced.await());
+            assertEquals(syncs + 1, store.syncs(), "one sync, for the barrier: the removals nobody waited for "
+                    + "asked for none");
+            assertEquals(records + 2, store.records(), "the barrier is no record");
+        }
+        Recovered recovered = new Recovered();
+        try (JournalMessageStore ignored = StoreHarness.open(config, recovered)) {
+            assertEquals(List.of("Q#3=m3"), onQueue(recovered, "Q"));
+        }
+    }
+
+    @Test
     void aSecondQueueManagerCannotUseTheSameDataDirectory() throws Exception {
         ServerConfig config = StoreHarness.config(data);
         try (JournalMessageStore ignored = StoreHarness.open(config, new Recovered())) {
