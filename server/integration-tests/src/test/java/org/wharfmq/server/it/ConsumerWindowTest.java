@@ -215,7 +215,7 @@ class ConsumerWindowTest {
                     client.getOutputStream().write(RawFrameClient.encode(new Frame.Error(0,
                             ErrorCode.UNSUPPORTED_VERSION, "Protocol version " + version + " is not supported: this"
                             + " server speaks version 2; upgrade the client to a Wharf client of the server's"
-                            + " version.")));
+                            + " version.", 0, 0)));
                     client.close();
                     return;
                 }
