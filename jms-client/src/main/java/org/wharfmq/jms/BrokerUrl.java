@@ -32,6 +32,8 @@ import java.util.TreeSet;
  * @param text                 the URL as given
  * @param addresses            where to connect, in the order tried (at least one)
  * @param prefetch             consumer window: messages the server may send a consumer ahead of the application
+ * @param consumerWindowBytes  consumer window in bytes: bytes of messages the server may send a consumer ahead of the
+ *                             application, besides the prefetch count; 0 = the count alone
  * @param heartbeatMillis      requested heartbeat interval, 0 = none from this side
  * @param connectTimeoutMillis bound on connecting and on the HELLO handshake
  * @param requestTimeoutMillis bound on waiting for the answer to any request
@@ -46,13 +48,17 @@ import java.util.TreeSet;
  * @param tls                  the TLS settings of the {@code ssl://} addresses; null when there is none
  * @param reconnect            whether and how a lost connection is made again
  */
-record BrokerUrl(String text, List<BrokerAddress> addresses, int prefetch, int heartbeatMillis, int connectTimeoutMillis,
+record BrokerUrl(String text, List<BrokerAddress> addresses, int prefetch, int consumerWindowBytes, int heartbeatMillis,
+                 int connectTimeoutMillis,
                  int requestTimeoutMillis, int maxReceiveLength, boolean syncSends, String clientName, String clientId,
                  DeserializationPolicy deserialization,
                  ClientTls tls, ReconnectPolicy reconnect) {
 
     /** The option that turns TLS on for a {@code tcp://} URL ({@code ssl://} needs none). */
     static final String SSL_OPTION = "ssl";
+
+    /** The option that bounds a consumer's window in bytes (default DEFAULT_CONSUMER_WINDOW_BYTES). */
+    static final String CONSUMER_WINDOW_BYTES_OPTION = "consumerWindowBytes";
 
     /** The option that bounds what a connection receives ({@link ClientConfiguration#DEFAULT_MAX_RECEIVE_LENGTH}). */
     static final String MAX_RECEIVE_LENGTH_OPTION = "maxReceiveLength";
@@ -63,7 +69,8 @@ record BrokerUrl(String text, List<BrokerAddress> addresses, int prefetch, int h
     private static final Set<String> OPTIONS = options();
 
     private static Set<String> options() {
-        Set<String> options = new TreeSet<>(Set.of("prefetch", "heartbeat", "connectTimeout", "requestTimeout",
+        Set<String> options = new TreeSet<>(Set.of("prefetch", CONSUMER_WINDOW_BYTES_OPTION, "heartbeat",
+                "connectTimeout", "requestTimeout",
                 MAX_RECEIVE_LENGTH_OPTION, "syncSends", "clientName", CLIENT_ID_OPTION, SSL_OPTION,
                 DeserializationPolicy.URL_OPTION));
         options.addAll(ClientTls.OPTIONS);
@@ -108,6 +115,7 @@ record BrokerUrl(String text, List<BrokerAddress> addresses, int prefetch, int h
             throw invalid(url, "vm:// names the one server in this JVM; list only tcp:// and ssl:// addresses");
         }
         int prefetch = ClientConfiguration.DEFAULT_PREFETCH;
+        int consumerWindowBytes = ClientConfiguration.DEFAULT_CONSUMER_WINDOW_BYTES;
         int heartbeat = ClientConfiguration.DEFAULT_HEARTBEAT_MILLIS;
         int connectTimeout = ClientConfiguration.DEFAULT_CONNECT_TIMEOUT_MILLIS;
         int requestTimeout = ClientConfiguration.DEFAULT_REQUEST_TIMEOUT_MILLIS;
@@ -150,6 +158,7 @@ record BrokerUrl(String text, List<BrokerAddress> addresses, int prefetch, int h
             }
             switch (name) {
                 case "prefetch" -> prefetch = intOption(url, name, value, 1);
+                case CONSUMER_WINDOW_BYTES_OPTION -> consumerWindowBytes = intOption(url, name, value, 0);
                 case "heartbeat" -> heartbeat = intOption(url, name, value, 0);
                 case "connectTimeout" -> connectTimeout = intOption(url, name, value, 1);
                 case "requestTimeout" -> requestTimeout = intOption(url, name, value, 1);
@@ -174,8 +183,9 @@ record BrokerUrl(String text, List<BrokerAddress> addresses, int prefetch, int h
         for (BrokerAddress address : addresses) {
             connected.add(withTls(address, ssl));
         }
-        return new BrokerUrl(url, List.copyOf(connected), prefetch, heartbeat, connectTimeout, requestTimeout,
-                maxReceiveLength, syncSends, clientName, clientId, deserialization(url, allowList, limits), tls,
+        return new BrokerUrl(url, List.copyOf(connected), prefetch, consumerWindowBytes, heartbeat, connectTimeout,
+                requestTimeout, maxReceiveLength, syncSends, clientName, clientId,
+                deserialization(url, allowList, limits), tls,
                 new ReconnectPolicy(reconnectAttempts, reconnectInterval, reconnectMaxInterval));
     }
 

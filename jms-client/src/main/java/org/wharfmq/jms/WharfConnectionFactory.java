@@ -28,6 +28,12 @@ import java.util.LinkedHashMap;
  * Options:
  * <ul>
  *   <li>{@code prefetch} — messages the server may push to a consumer ahead of the application (default 1000)</li>
+ *   <li>{@code consumerWindowBytes} — bytes of messages (their encoded lengths) the server may push to a consumer
+ *       ahead of the application, besides the prefetch count: whichever is reached first bounds it (default 8388608,
+ *       8 MiB: messages of up to about 8 KB keep the whole prefetch window, large ones are bounded by bytes); a
+ *       consumer is always sent at least one message, whatever its size; 0 = the prefetch count alone. The server caps
+ *       it at its maxConsumerWindowBytes; a server before protocol version 3 bounds by the count alone. Also
+ *       {@link #setConsumerWindowBytes}.</li>
  *   <li>{@code heartbeat} — heartbeat interval in ms, 0 = none from this side (default 10000)</li>
  *   <li>{@code connectTimeout} — ms for connecting and the handshake (default 10000)</li>
  *   <li>{@code requestTimeout} — ms to wait for any answer from the server (default 30000)</li>
@@ -180,6 +186,17 @@ public class WharfConnectionFactory implements ConnectionFactory, QueueConnectio
      */
     public void setReconnectAttempts(int attempts) {
         setOption("reconnectAttempts", String.valueOf(attempts));
+    }
+
+    /**
+     * Sets the bytes of messages the server may push to each consumer ahead of the application, besides the prefetch
+     * count (option {@code consumerWindowBytes}; default {@value ClientConfiguration#DEFAULT_CONSUMER_WINDOW_BYTES};
+     * 0 = the prefetch count alone), for the connections it creates from then on.
+     *
+     * @throws IllegalArgumentException when {@code bytes} is negative
+     */
+    public void setConsumerWindowBytes(int bytes) {
+        setOption(BrokerUrl.CONSUMER_WINDOW_BYTES_OPTION, String.valueOf(bytes));
     }
 
     /** Sets whether every send waits for the server's answer, a non-persistent one too (option {@code syncSends}). */

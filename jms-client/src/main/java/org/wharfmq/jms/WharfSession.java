@@ -420,7 +420,7 @@ public class WharfSession implements Session, QueueSession, TopicSession {
         CoreConsumer consumer;
         try {
             consumer = core.createConsumer(new CoreConsumer.Spec(id, wire, selector, core.prefetch(), flags,
-                    subscriptionName));
+                    subscriptionName, connection.url().consumerWindowBytes()));
         } catch (ClientException e) {
             throw connection.toJms(e);
         }

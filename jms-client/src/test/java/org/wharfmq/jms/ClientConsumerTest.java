@@ -1,7 +1,9 @@
 package org.wharfmq.jms;
 
 import org.junit.jupiter.api.Test;
+import org.wharfmq.protocol.ProtocolVersion;
 import org.wharfmq.protocol.frame.Frame;
+import org.wharfmq.protocol.message.WireMessage;
 
 import javax.jms.Connection;
 import javax.jms.Message;
@@ -25,11 +27,16 @@ class ClientConsumerTest {
 
     /** The id of the next consumer the client creates (HELLO and CREATE_SESSION may come first). */
     private static int createConsumer(FakeServer server) throws InterruptedException {
+        return createConsumerFrame(server).consumerId();
+    }
+
+    /** The CREATE_CONSUMER of the next consumer the client creates. */
+    private static Frame.CreateConsumer createConsumerFrame(FakeServer server) throws InterruptedException {
         Frame f;
         do {
             f = server.expect(Frame.class);
         } while (f instanceof Frame.Hello || f instanceof Frame.CreateSession);
-        return ((Frame.CreateConsumer) f).consumerId();
+        return (Frame.CreateConsumer) f;
     }
 
     /** The next frame that is not an AUTO_ACKNOWLEDGE acknowledgement (they ride with whatever leaves next). */
@@ -55,12 +62,16 @@ class ClientConsumerTest {
             Session session = connection.createSession(Session.AUTO_ACKNOWLEDGE);
             MessageConsumer consumer = session.createConsumer(session.createQueue("Q"));
             int id = createConsumer(server);
+            long bytes = 0;
             for (int i = 1; i <= 3; i++) {
-                server.deliver(id, i, 1, FakeServer.text("m" + i));
+                WireMessage m = FakeServer.text("m" + i);
+                bytes += i <= 2 ? FakeServer.encodedLength(m) : 0;
+                server.deliver(id, i, 1, m);
             }
             assertEquals("m1", text(consumer.receive(5000)));
             assertEquals("m2", text(consumer.receive(5000)));
-            assertEquals(new Frame.Credit(id, 2), nextBesidesAcks(server), "two of a window of four");
+            assertEquals(new Frame.Credit(id, 2, bytes), nextBesidesAcks(server),
+                    "two of a window of four, and their bytes");
             assertEquals("m3", text(consumer.receive(5000)));
 
             // the listener consumes the fourth: the second half window is returned too
@@ -72,12 +83,62 @@ class ClientConsumerTest {
                     heard.add(e.toString());
                 }
             });
-            server.deliver(id, 4, 1, FakeServer.text("m4"));
+            WireMessage m4 = FakeServer.text("m4");
+            server.deliver(id, 4, 1, m4);
             assertEquals("m4", heard.poll(5, TimeUnit.SECONDS));
-            assertEquals(new Frame.Credit(id, 2), nextBesidesAcks(server));
+            assertEquals(2, ((Frame.Credit) nextBesidesAcks(server)).credit());
         } finally {
             connection.close();
             server.close();
+        }
+    }
+
+    /** A started connection to {@code server} with URL {@code options}, and a consumer of Q, created on the server. */
+    private record Consumer(Connection connection, MessageConsumer consumer, Frame.CreateConsumer create) {
+        static Consumer open(FakeServer server, String options) throws Exception {
+            Connection connection = new WharfConnectionFactory(server.url() + "?" + options).createConnection();
+            connection.start();
+            Session session = connection.createSession(Session.AUTO_ACKNOWLEDGE);
+            MessageConsumer consumer = session.createConsumer(session.createQueue("Q"));
+            return new Consumer(connection, consumer, createConsumerFrame(server));
+        }
+    }
+
+    /**
+     * A consumer asks a version 3 server for its window in bytes (consumerWindowBytes) and returns credit, with the
+     * bytes it settles, as soon as it has consumed half of that window in bytes, long before half its prefetch count.
+     */
+    @Test
+    void creditGoesBackWithItsBytesOnceHalfTheWindowInBytesIsConsumed() throws Exception {
+        WireMessage large = FakeServer.text("x".repeat(10_000));
+        int length = FakeServer.encodedLength(large);
+        int window = 2 * length; // half of it: one message
+        try (FakeServer server = FakeServer.tcp()) {
+            Consumer c = Consumer.open(server, "consumerWindowBytes=" + window);
+            assertEquals(window, c.create().windowBytes());
+            assertEquals(1000, c.create().credit(), "the prefetch count as before");
+            server.deliver(c.create().consumerId(), 1, 1, large);
+            assertNotNull(c.consumer().receive(5000));
+            assertEquals(new Frame.Credit(c.create().consumerId(), 1, length), nextBesidesAcks(server),
+                    "half the window in bytes consumed: one message of 1000 of credit, and its bytes");
+            c.connection().close();
+        }
+    }
+
+    /**
+     * A server before protocol version 3 (its HELLO_OK says version 2) gets no window in bytes and no bytes with the
+     * credit: frames it can read (it refuses trailing bytes).
+     */
+    @Test
+    void aVersionTwoServerGetsNoWindowInBytes() throws Exception {
+        try (FakeServer server = FakeServer.tcp()) {
+            server.version = ProtocolVersion.OLDEST;
+            Consumer c = Consumer.open(server, "prefetch=2&consumerWindowBytes=10");
+            assertEquals(0, c.create().windowBytes());
+            server.deliver(c.create().consumerId(), 1, 1, FakeServer.text("m1"));
+            assertNotNull(c.consumer().receive(5000));
+            assertEquals(new Frame.Credit(c.create().consumerId(), 1), nextBesidesAcks(server));
+            c.connection().close();
         }
     }
 

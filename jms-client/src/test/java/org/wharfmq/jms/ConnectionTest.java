@@ -33,7 +33,7 @@ class ConnectionTest {
             server.recordAuth = true;
             Connection c = new WharfConnectionFactory(server.url() + "?clientName=app1&heartbeat=1234").createConnection();
             Frame.Hello hello = server.expect(Frame.Hello.class);
-            assertEquals(2, hello.version());
+            assertEquals(3, hello.version()); // consumer windows in bytes (ProtocolVersion.CONSUMER_WINDOW_BYTES)
             assertEquals("app1", hello.clientName());
             assertEquals(1234, hello.heartbeatMillis());
             assertEquals("ANONYMOUS", server.expect(Frame.Auth.class).mechanism());

@@ -56,6 +56,8 @@ final class FakeServer implements AutoCloseable {
     volatile boolean recordAuth;
     /** Whether a new session gets (all the) producer credit at once, as a server with room grants its first window. */
     volatile boolean grantsCredit = true;
+    /** The protocol version HELLO_OK answers: a server of an older version with {@link ProtocolVersion#OLDEST}. */
+    volatile short version = ProtocolVersion.CURRENT;
     /** The mechanisms offered in answer to HELLO. */
     volatile List<String> mechanisms = List.of(Mechanisms.ANONYMOUS);
     /** Returned by {@link #answer} to send no answer at all (the test answers later with {@link #send}). */
@@ -125,6 +127,15 @@ final class FakeServer implements AutoCloseable {
         ByteBuf buf = Unpooled.buffer();
         message.encode(buf);
         send(new Frame.Deliver(consumerId, deliveryId, deliveryCount, buf));
+    }
+
+    /** The bytes of {@code message} as a DELIVER carries it: what a consumer's window in bytes counts. */
+    static int encodedLength(WireMessage message) {
+        ByteBuf buf = Unpooled.buffer();
+        message.encode(buf);
+        int length = buf.readableBytes();
+        buf.release();
+        return length;
     }
 
     static WireMessage text(String text) {
@@ -211,7 +222,7 @@ final class FakeServer implements AutoCloseable {
                 return new Frame.AuthMechanisms(mechanisms);
             }
             if (f instanceof Frame.Auth) {
-                return new Frame.HelloOk(ProtocolVersion.CURRENT, "fake", "0", heartbeatMillis, maxMessageLength, "", new byte[0]);
+                return new Frame.HelloOk(version, "fake", "0", heartbeatMillis, maxMessageLength, "", new byte[0]);
             }
             int requestId = requestId(f);
             return requestId == 0 ? null : new Frame.Ok(requestId);

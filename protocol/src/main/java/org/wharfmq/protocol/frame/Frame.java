@@ -110,9 +110,9 @@ public sealed interface Frame {
         }
 
         /**
-         * Reads a HELLO of this version, or of another one: of another version only the client name is read (as far
-         * as it can be) and the rest skipped, so that the handshake can answer UNSUPPORTED_VERSION rather than
-         * PROTOCOL_ERROR (a version 1 HELLO carried a user and a password after the name).
+         * Reads a HELLO of a version this build speaks, or of another one: of another version only the client name is
+         * read (as far as it can be) and the rest skipped, so that the handshake can answer UNSUPPORTED_VERSION rather
+         * than PROTOCOL_ERROR (a version 1 HELLO carried a user and a password after the name).
          */
         public static Hello read(ByteBuf in) {
             int magic = in.readInt();
@@ -121,7 +121,7 @@ public sealed interface Frame {
                         + ", expected 0x" + Integer.toHexString(org.wharfmq.protocol.ProtocolVersion.MAGIC));
             }
             short version = in.readShort();
-            if (version == org.wharfmq.protocol.ProtocolVersion.CURRENT) {
+            if (org.wharfmq.protocol.ProtocolVersion.speaks(version)) {
                 String clientName = WireStrings.read(in);
                 int heartbeatMillis = in.readInt();
                 return new Hello(version, clientName, heartbeatMillis, in.isReadable() ? in.readInt() : 0);
@@ -635,12 +635,39 @@ public sealed interface Frame {
     int CONSUMER_STOPPED = 16;
 
     /**
-     * Client → server: start a consumer with {@code credit} messages of prefetch. May be sent with request id 0
+     * Client → server: start a consumer with {@code credit} messages of prefetch and, when {@code windowBytes} is not
+     * 0, at most about that many bytes of messages (their encoded lengths, as DELIVER carries them) sent and not yet
+     * settled by CREDIT: the server sends one more message only while the consumer holds fewer bytes, so at least one
+     * whatever its size (docs/protocol.md, "Consuming"). 0: messages alone bound it. May be sent with request id 0
      * (no answer) so that a consumer used for one reply costs no round trip; errors then arrive as an ERROR
      * with request id 0 and are raised on the consumer's next receive.
+     *
+     * <p>{@code windowBytes} is an optional trailing int, written only when not 0, and only on a connection of
+     * {@link org.wharfmq.protocol.ProtocolVersion#CONSUMER_WINDOW_BYTES} or later: without it the frame is byte for
+     * byte a version 2 CREATE_CONSUMER. Negative is malformed.
      */
     record CreateConsumer(int requestId, int sessionId, int consumerId, WireDestination destination, String selector,
-                          int credit, int flags, String subscriptionName) implements FromClient {
+                          int credit, int flags, String subscriptionName, int windowBytes) implements FromClient {
+
+        /** A CREATE_CONSUMER bounded by messages alone. */
+        public CreateConsumer(int requestId, int sessionId, int consumerId, WireDestination destination,
+                              String selector, int credit, int flags, String subscriptionName) {
+            this(requestId, sessionId, consumerId, destination, selector, credit, flags, subscriptionName, 0);
+        }
+
+        public CreateConsumer {
+            if (windowBytes < 0) {
+                throw new MalformedFrameException("CREATE_CONSUMER windowBytes " + windowBytes + " is negative (0: no"
+                        + " bound in bytes)");
+            }
+        }
+
+        /** This frame with {@code windowBytes} in place of its own (the server's cap). */
+        public CreateConsumer withWindowBytes(int windowBytes) {
+            return new CreateConsumer(requestId, sessionId, consumerId, destination, selector, credit, flags,
+                    subscriptionName, windowBytes);
+        }
+
         public FrameType type() {
             return FrameType.CREATE_CONSUMER;
         }
@@ -658,12 +685,16 @@ public sealed interface Frame {
             out.writeInt(credit);
             out.writeInt(flags);
             WireStrings.write(out, subscriptionName);
+            if (windowBytes != 0) {
+                out.writeInt(windowBytes);
+            }
         }
 
         /** Reads the payload {@link #writePayload} wrote. */
         public static CreateConsumer read(ByteBuf in) {
             return new CreateConsumer(in.readInt(), in.readInt(), in.readInt(), WireDestination.read(in),
-                    WireStrings.read(in), in.readInt(), in.readInt(), WireStrings.read(in));
+                    WireStrings.read(in), in.readInt(), in.readInt(), WireStrings.read(in),
+                    in.isReadable() ? in.readInt() : 0);
         }
     }
 
@@ -694,8 +725,29 @@ public sealed interface Frame {
         }
     }
 
-    /** Client → server: the consumer may be sent {@code credit} more messages. */
-    record Credit(int consumerId, int credit) implements FromClient {
+    /**
+     * Client → server: the consumer may be sent {@code credit} more messages, and {@code settledBytes} bytes of the
+     * messages it was sent (their encoded lengths, as DELIVER carried them) are settled: no longer held against its
+     * {@link CreateConsumer#windowBytes()}. The server never counts more settled than it sent: what a client returns
+     * beyond that is ignored, so its window stays within what the server allowed.
+     *
+     * <p>{@code settledBytes} is an optional trailing long, written only when not 0 (so only by a consumer with a
+     * window in bytes, on a connection of {@link org.wharfmq.protocol.ProtocolVersion#CONSUMER_WINDOW_BYTES} or
+     * later): without it the frame is byte for byte a version 2 CREDIT. Negative is malformed.
+     */
+    record Credit(int consumerId, int credit, long settledBytes) implements FromClient {
+
+        /** A CREDIT of messages alone. */
+        public Credit(int consumerId, int credit) {
+            this(consumerId, credit, 0);
+        }
+
+        public Credit {
+            if (settledBytes < 0) {
+                throw new MalformedFrameException("CREDIT settledBytes " + settledBytes + " is negative");
+            }
+        }
+
         public FrameType type() {
             return FrameType.CREDIT;
         }
@@ -707,11 +759,14 @@ public sealed interface Frame {
         public void writePayload(ByteBuf out) {
             out.writeInt(consumerId);
             out.writeInt(credit);
+            if (settledBytes != 0) {
+                out.writeLong(settledBytes);
+            }
         }
 
         /** Reads the payload {@link #writePayload} wrote. */
         public static Credit read(ByteBuf in) {
-            return new Credit(in.readInt(), in.readInt());
+            return new Credit(in.readInt(), in.readInt(), in.isReadable() ? in.readLong() : 0);
         }
     }
 

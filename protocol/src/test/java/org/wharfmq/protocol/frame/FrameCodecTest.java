@@ -61,6 +61,9 @@ class FrameCodecTest {
                         Frame.CONSUMER_NO_LOCAL, null),
                 new Frame.CloseConsumer(0, 2, 11, 12345678901L),
                 new Frame.Credit(11, 500),
+                new Frame.Credit(11, 500, 12_345_678_901L),
+                new Frame.CreateConsumer(0, 2, 13, WireDestination.queue("LARGE"), null, 1000, 0, null, 8 << 20),
+                new Frame.Hello(ProtocolVersion.OLDEST, "version-2-client", 5000),
                 new Frame.Pull(11, 77),
                 new Frame.PullDone(11, 77),
                 new Frame.ProducerCredit(3, 131_072),
@@ -239,6 +242,38 @@ class FrameCodecTest {
         DecoderException e = assertThrows(DecoderException.class,
                 () -> new EmbeddedChannel(new FrameDecoder(1024)).writeInbound(frame));
         assertTrue(e.getCause().getMessage().contains("HELLO flags 0x2"), e.getCause().getMessage());
+    }
+
+    /**
+     * CREATE_CONSUMER's windowBytes and CREDIT's settledBytes (protocol version 3) trail only when not 0, so a consumer
+     * without a window in bytes writes what version 2 wrote; negative ones are malformed, naming the field.
+     */
+    @Test
+    void consumerWindowFieldsTrailOnlyWhenSetSoFramesWithoutThemAreVersionTwos() {
+        Frame.CreateConsumer countOnly = new Frame.CreateConsumer(4, 2, 11, WireDestination.queue("Q"), null, 1000, 0,
+                null);
+        ByteBuf versionTwo = Unpooled.buffer().writeInt(4).writeInt(2).writeInt(11);
+        WireDestination.write(versionTwo, WireDestination.queue("Q"));
+        WireStrings.write(versionTwo, null);
+        versionTwo.writeInt(1000).writeInt(0);
+        WireStrings.write(versionTwo, null);
+        assertArrayEquals(bytes(versionTwo), payload(countOnly));
+        assertEquals(0, ((Frame.CreateConsumer) roundTrip(countOnly)).windowBytes());
+        byte[] windowed = payload(countOnly.withWindowBytes(1 << 20));
+        assertEquals(payload(countOnly).length + 4, windowed.length);
+        assertEquals(1 << 20, ((Frame.CreateConsumer) roundTrip(countOnly.withWindowBytes(1 << 20))).windowBytes());
+
+        assertArrayEquals(bytes(Unpooled.buffer().writeInt(11).writeInt(500)), payload(new Frame.Credit(11, 500)));
+        assertEquals(16, payload(new Frame.Credit(11, 500, 1)).length);
+
+        MalformedFrameException window = assertThrows(MalformedFrameException.class,
+                () -> countOnly.withWindowBytes(-1));
+        assertTrue(window.getMessage().contains("windowBytes -1"), window.getMessage());
+        ByteBuf credit = Unpooled.buffer().writeInt(1 + 16).writeByte(FrameType.CREDIT.code()).writeInt(11).writeInt(1)
+                .writeLong(-5);
+        DecoderException e = assertThrows(DecoderException.class,
+                () -> new EmbeddedChannel(new FrameDecoder(1024)).writeInbound(credit));
+        assertTrue(e.getCause().getMessage().contains("settledBytes -5"), e.getCause().getMessage());
     }
 
     private static byte[] payload(Frame frame) {

@@ -344,6 +344,16 @@ public final class Configuration {
     public static final Setting<Long> FAN_OUT_WINDOW_BYTES = Setting.whole("fanOutWindowBytes", 2L * 1024 * 1024)
             .atLeast(MIN_PRODUCER_WINDOW_BYTES);
 
+    /**
+     * The most bytes a client's consumer may have in its window (CREATE_CONSUMER's {@code windowBytes}, the client's
+     * {@code consumerWindowBytes}): default 67108864 (64 MiB). A consumer that asks for more gets this: the server
+     * sends it one more message only while it holds fewer bytes of messages sent and not yet settled by its CREDITs
+     * (and always at least one message, whatever its size). A consumer that asks for none (a client before protocol
+     * version 3, or {@code consumerWindowBytes=0}) is bounded by its prefetch count alone.
+     */
+    public static final Setting<Integer> MAX_CONSUMER_WINDOW_BYTES = Setting.integer("maxConsumerWindowBytes",
+            64 * 1024 * 1024).atLeast(1);
+
     // ---- connection and handshake limits (docs/resilience.md, "Connection and handshake limits") ----
 
     /**

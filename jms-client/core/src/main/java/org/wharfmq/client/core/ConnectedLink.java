@@ -2,6 +2,7 @@ package org.wharfmq.client.core;
 
 import org.wharfmq.client.core.transport.BrokerAddress;
 import org.wharfmq.client.core.transport.FrameLink;
+import org.wharfmq.protocol.ProtocolVersion;
 import org.wharfmq.protocol.frame.Frame;
 
 /**
@@ -20,15 +21,37 @@ import org.wharfmq.protocol.frame.Frame;
  * @param userName         the user the server authenticated, null for anonymous
  * @param heartbeatMillis  the agreed heartbeat interval, 0 for none
  * @param statusSession    whether the server made this a replica's status session (HELLO_OK's flag)
+ * @param protocolVersion  the protocol version the link speaks: the lower of the client's HELLO's and the server's
+ *                         HELLO_OK's
  */
 public record ConnectedLink(int generation, FrameLink link, BrokerAddress address, String serverName, int maxMessageLength,
-                     String userName, int heartbeatMillis, boolean statusSession) {
+                     String userName, int heartbeatMillis, boolean statusSession, short protocolVersion) {
 
-    /** The server's HELLO_OK, on link number {@code generation}, with the heartbeat the client asked for. */
-    public static ConnectedLink of(int generation, FrameLink link, BrokerAddress address, Frame.HelloOk ok, int heartbeatWanted) {
+    /** A link of this build's protocol version ({@link ProtocolVersion#CURRENT}). */
+    public ConnectedLink(int generation, FrameLink link, BrokerAddress address, String serverName, int maxMessageLength,
+                         String userName, int heartbeatMillis, boolean statusSession) {
+        this(generation, link, address, serverName, maxMessageLength, userName, heartbeatMillis, statusSession,
+                ProtocolVersion.CURRENT);
+    }
+
+    /**
+     * The server's HELLO_OK, on link number {@code generation}, with the heartbeat and the protocol version the client
+     * asked for.
+     */
+    public static ConnectedLink of(int generation, FrameLink link, BrokerAddress address, Frame.HelloOk ok,
+                                   int heartbeatWanted, short versionAsked) {
         return new ConnectedLink(generation, link, address, ok.serverName(), ok.maxMessageLength(),
                 ok.user().isEmpty() ? null : ok.user(),
-                agreedHeartbeat(heartbeatWanted, ok.heartbeatMillis()), ok.statusSession());
+                agreedHeartbeat(heartbeatWanted, ok.heartbeatMillis()), ok.statusSession(),
+                (short) Math.min(versionAsked, ok.version()));
+    }
+
+    /**
+     * Whether a consumer on this link may ask for a window in bytes and settle bytes with its credit (CREATE_CONSUMER's
+     * windowBytes, CREDIT's settledBytes): a server of protocol version 3 or later.
+     */
+    public boolean consumerWindowBytes() {
+        return protocolVersion >= ProtocolVersion.CONSUMER_WINDOW_BYTES;
     }
 
     /** The smaller non-zero interval of the two sides; 0 when both are 0. */

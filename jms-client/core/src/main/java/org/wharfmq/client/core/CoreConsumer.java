@@ -49,9 +49,19 @@ public final class CoreConsumer implements DeliveryTarget {
      * @param prefetch         the credit it starts with
      * @param flags            {@code Frame.CONSUMER_*}
      * @param subscriptionName the durable or shared subscription's name, or null
+     * @param windowBytes      the bytes of messages (their encoded lengths) the server may send it ahead, besides
+     *                         {@code prefetch}'s count ({@code consumerWindowBytes}); 0: the count alone. Asked for
+     *                         only of a server of protocol version 3 ({@link ConnectedLink#consumerWindowBytes})
      */
     public record Spec(int sessionId, WireDestination destination, String selector, int prefetch, int flags,
-                       String subscriptionName) {
+                       String subscriptionName, int windowBytes) {
+
+        /** A consumer bounded by its prefetch count alone. */
+        public Spec(int sessionId, WireDestination destination, String selector, int prefetch, int flags,
+                    String subscriptionName) {
+            this(sessionId, destination, selector, prefetch, flags, subscriptionName, 0);
+        }
+
         /** A blank selector is none: every message. */
         public Spec {
             selector = selector == null || selector.isBlank() ? null : selector;
@@ -122,6 +132,8 @@ public final class CoreConsumer implements DeliveryTarget {
     private final int id;
     /** Credit is returned in batches of this many consumed deliveries. */
     private final int creditBatch;
+    /** ... or of this many bytes of them, when its link has its window in bytes ({@link #creditBatchBytesOnLink}). */
+    private final long creditBatchBytes;
     /** The most deliveries the buffer holds unread ({@link ClientConfiguration#maxBuffered}): past it the server broke the window. */
     private final int maxBuffered;
     /**
@@ -168,6 +180,10 @@ public final class CoreConsumer implements DeliveryTarget {
     private volatile long lastConsumed;
     /** Deliveries consumed since credit was last returned; receiving thread. */
     private int unreturnedCredit;
+    /** Their bytes (encoded lengths), which that credit settles if its link has a window in bytes; receiving thread. */
+    private long unreturnedBytes;
+    /** {@link #creditBatchBytes} on {@link #creditLink}, or none when it has no window in bytes; receiving thread. */
+    private long creditBatchBytesOnLink;
     /** The delivery of the message {@link #next} handed out last, for {@link #received} or {@link #refused}. */
     private long handedOut;
     /** Its last AUTO_ACKNOWLEDGE acknowledgement queued, which later ones join while it waits; receiving thread. */
@@ -184,6 +200,7 @@ public final class CoreConsumer implements DeliveryTarget {
         this.connection = connection;
         this.id = id;
         this.creditBatch = creditBatch;
+        this.creditBatchBytes = ClientConfiguration.creditBatchBytes(spec.windowBytes());
         this.spec = spec;
         this.maxBuffered = ClientConfiguration.maxBuffered(spec.prefetch());
         this.settlement = settlement;
@@ -214,13 +231,20 @@ public final class CoreConsumer implements DeliveryTarget {
      * CREATE_CONSUMER for this consumer; {@code requestId} 0 for one not waited for. While the connection is stopped
      * it asks for no deliveries yet ({@link Frame#CONSUMER_STOPPED}): the window is sent by {@link #grantWithheldCredit}
      * when the connection starts, so that a consumer of a connection never started takes no message from the
-     * queue's other consumers.
+     * queue's other consumers. Its window in bytes goes only to a server that speaks protocol version 3 (the link it
+     * is created on, {@link #createdOn}).
      */
     public Frame.CreateConsumer createFrame(int requestId) {
         boolean stopped = !connection.isStarted();
         creditWithheld = stopped;
         return new Frame.CreateConsumer(requestId, spec.sessionId(), id, spec.destination(), spec.selector(),
-                spec.prefetch(), spec.flags() | (stopped ? Frame.CONSUMER_STOPPED : 0), spec.subscriptionName());
+                spec.prefetch(), spec.flags() | (stopped ? Frame.CONSUMER_STOPPED : 0), spec.subscriptionName(),
+                windowBytesOn(currentLink()));
+    }
+
+    /** The window in bytes this consumer asks for on {@code on}: its own where the server takes one, else 0. */
+    private int windowBytesOn(ConnectedLink on) {
+        return on != null && on.consumerWindowBytes() ? spec.windowBytes() : 0;
     }
 
     /**
@@ -510,6 +534,7 @@ public final class CoreConsumer implements DeliveryTarget {
      */
     private <M> M consume(Frame.Deliver deliver, Decoder<M> decoder) {
         M message = null;
+        int bytes = deliver.message().readableBytes(); // what the server counts against the window in bytes
         try {
             long expiration = MessageReader.expirationOf(deliver.message());
             if (expiration == 0 || expiration > System.currentTimeMillis()) {
@@ -523,7 +548,7 @@ public final class CoreConsumer implements DeliveryTarget {
         } finally {
             deliver.message().release();
         }
-        consumed(deliver.deliveryId());
+        consumed(deliver.deliveryId(), bytes);
         return message;
     }
 
@@ -616,17 +641,26 @@ public final class CoreConsumer implements DeliveryTarget {
 
     // ---- consuming: credit and acknowledgement bookkeeping ----
 
-    /** Counts the delivery last taken as consumed: CLOSE_CONSUMER position, and credit, returned at once in batches. */
-    void consumed(long deliveryId) {
+    /**
+     * Counts the delivery last taken, of {@code bytes} (its message's encoded length), as consumed: CLOSE_CONSUMER
+     * position, and credit, returned at once in batches of {@link #creditBatch} deliveries or {@link #creditBatchBytes}
+     * bytes, whichever comes first; the bytes are settled with it when the link has the window in bytes.
+     */
+    void consumed(long deliveryId, int bytes) {
         ConnectedLink on = takenLink;
         lastConsumed = (long) on.generation() << GENERATION_SHIFT | deliveryId;
         if (on != creditLink) {
             creditLink = on; // created again on a new link with its whole window: nothing is owed
             unreturnedCredit = 0;
+            unreturnedBytes = 0;
+            creditBatchBytesOnLink = windowBytesOn(on) > 0 ? creditBatchBytes : Long.MAX_VALUE;
         }
-        if (++unreturnedCredit >= creditBatch && !closed) {
-            on.write(new Frame.Credit(id, unreturnedCredit));
+        unreturnedBytes += bytes;
+        if ((++unreturnedCredit >= creditBatch || unreturnedBytes >= creditBatchBytesOnLink) && !closed) {
+            on.write(new Frame.Credit(id, unreturnedCredit,
+                    creditBatchBytesOnLink == Long.MAX_VALUE ? 0 : unreturnedBytes));
             unreturnedCredit = 0;
+            unreturnedBytes = 0;
         }
     }
 
@@ -686,6 +720,7 @@ public final class CoreConsumer implements DeliveryTarget {
             unacknowledged = 0;
         }
         unreturnedCredit = 0;
+        unreturnedBytes = 0;
     }
 
     // ---- closing ----

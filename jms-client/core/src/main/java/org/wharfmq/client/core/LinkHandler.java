@@ -91,12 +91,35 @@ public final class LinkHandler implements FrameListener, ServerFrameHandler {
      * Opens one link as {@link #open(BrokerAddress, ClientTls, String, String, String, int, int, int, int,
      * IntSupplier, PendingRequests, ConsumerRegistry, LinkEvents)} does, a {@code tcp://} or {@code ssl://} one on
      * {@code loop} (a link whose writes never block: {@link NetworkLoop}) when it is not null. The login's SCRAM proof
-     * is computed by the calling thread, never by the loop ({@link ClientHandshake#await}).
+     * is computed by the calling thread, never by the loop ({@link ClientHandshake#await}). It asks for this build's
+     * protocol version, {@link ProtocolVersion#CURRENT}; a server that answers UNSUPPORTED_VERSION (a server before
+     * it) is connected to again with {@link ProtocolVersion#OLDEST} (docs/protocol.md, "Versioning").
      */
     public static ConnectedLink open(BrokerAddress address, ClientTls tls, String user, String password, String clientName,
                                      int heartbeatMillis, int helloFlags, int connectTimeoutMillis,
                                      int maxReceiveLength, IntSupplier generation, PendingRequests requests,
                                      ConsumerRegistry consumers, LinkEvents events, NetworkLoop loop)
+            throws ClientException {
+        try {
+            return open(address, tls, user, password, clientName, heartbeatMillis, helloFlags, connectTimeoutMillis,
+                    maxReceiveLength, generation, requests, consumers, events, loop, ProtocolVersion.CURRENT);
+        } catch (ClientException e) {
+            if (e.code() != ErrorCode.UNSUPPORTED_VERSION) {
+                throw e;
+            }
+            LOG.log(System.Logger.Level.DEBUG, () -> "Wharf at " + address + " does not speak protocol version "
+                    + ProtocolVersion.CURRENT + " (" + e.getMessage() + "); connecting with version "
+                    + ProtocolVersion.OLDEST);
+            return open(address, tls, user, password, clientName, heartbeatMillis, helloFlags, connectTimeoutMillis,
+                    maxReceiveLength, generation, requests, consumers, events, loop, ProtocolVersion.OLDEST);
+        }
+    }
+
+    /** Opens one link, asking for protocol {@code version}. */
+    static ConnectedLink open(BrokerAddress address, ClientTls tls, String user, String password, String clientName,
+                              int heartbeatMillis, int helloFlags, int connectTimeoutMillis,
+                              int maxReceiveLength, IntSupplier generation, PendingRequests requests,
+                              ConsumerRegistry consumers, LinkEvents events, NetworkLoop loop, short version)
             throws ClientException {
         // the server in this JVM: its own maxMessageLength bounds what it sends
         int receiveLimit = address.isInVm() ? Integer.MAX_VALUE : maxReceiveLength;
@@ -108,7 +131,7 @@ public final class LinkHandler implements FrameListener, ServerFrameHandler {
         handshake.link(link);
         Frame.HelloOk ok;
         try {
-            link.write(new Frame.Hello(ProtocolVersion.CURRENT, clientName, heartbeatMillis, helloFlags));
+            link.write(new Frame.Hello(version, clientName, heartbeatMillis, helloFlags));
             ok = handshake.await(connectTimeoutMillis); // SCRAM's proof is computed here, not on the reading thread
         } catch (ExecutionException e) {
             link.close(connectTimeoutMillis);
@@ -148,7 +171,7 @@ public final class LinkHandler implements FrameListener, ServerFrameHandler {
             Thread.currentThread().interrupt();
             throw new ClientException("Interrupted while connecting to Wharf at " + address, null);
         }
-        ConnectedLink connected = ConnectedLink.of(generation.getAsInt(), link, address, ok, heartbeatMillis);
+        ConnectedLink connected = ConnectedLink.of(generation.getAsInt(), link, address, ok, heartbeatMillis, version);
         handler.connected = connected;
         if (!link.isOpen()) { // ended before the handler could report it as this link's end
             link.close(0);

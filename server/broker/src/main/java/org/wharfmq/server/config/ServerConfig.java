@@ -302,6 +302,11 @@ public final class ServerConfig {
         return get(Configuration.PRODUCER_WINDOW_BYTES);
     }
 
+    /** The most bytes a client's consumer may have in its window (CREATE_CONSUMER's windowBytes). */
+    public int maxConsumerWindowBytes() {
+        return get(Configuration.MAX_CONSUMER_WINDOW_BYTES);
+    }
+
     /**
      * What a publishing session's window amounts to in bytes times the subscriptions a publication reaches: its window
      * is narrowed to this divided by its last publication's subscriptions (producer flow control).
@@ -412,6 +417,11 @@ public final class ServerConfig {
         /** Sets the bytes a producer's session may send before the server returns credit. */
         public Builder producerWindowBytes(int producerWindowBytes) {
             return set(Configuration.PRODUCER_WINDOW_BYTES, producerWindowBytes);
+        }
+
+        /** Sets the most bytes a client's consumer may have in its window. */
+        public Builder maxConsumerWindowBytes(int maxConsumerWindowBytes) {
+            return set(Configuration.MAX_CONSUMER_WINDOW_BYTES, maxConsumerWindowBytes);
         }
 
         /** Sets what a publishing session's window amounts to in bytes times the subscriptions a publication reaches. */

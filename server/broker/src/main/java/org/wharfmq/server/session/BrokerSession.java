@@ -341,8 +341,8 @@ public final class BrokerSession {
     }
 
     /**
-     * As {@link #addCredit(int, int)}, settling {@code settledBytes} of what the consumer holds: for a session inside the
-     * queue manager that bounds it ({@link #limitConsumersHeldBytes}).
+     * As {@link #addCredit(int, int)}, settling {@code settledBytes} of what the consumer holds: for a consumer bounded
+     * in bytes ({@link #limitConsumersHeldBytes}, or a client's CREDIT for its CREATE_CONSUMER's windowBytes).
      */
     public void addCredit(int consumerId, int credit, long settledBytes) {
         ServerConsumer consumer = consumers.get(consumerId);

@@ -35,14 +35,19 @@ public final class ServerConsumer implements QueueConsumer {
     /** Runs once the consumer has closed and given back its messages (a subscription counts its consumers). */
     private Runnable onClose;
 
-    /** @param create its CREATE_CONSUMER: the id, the credit and whether the client's connection is stopped */
+    /**
+     * @param create its CREATE_CONSUMER: the id, the credit, whether the client's connection is stopped, and its
+     *               window in bytes (already capped by the server's maxConsumerWindowBytes), if any
+     */
     ServerConsumer(Frame.CreateConsumer create, BrokerSession session, LocalQueue queue, Selector selector) {
         this.id = create.consumerId();
         this.session = session;
         this.queue = queue;
         this.selector = selector;
-        this.window = new DeliveryWindow(create.credit(), (create.flags() & Frame.CONSUMER_STOPPED) != 0,
-                session.consumersMaxHeldBytes());
+        boolean stopped = (create.flags() & Frame.CONSUMER_STOPPED) != 0;
+        this.window = create.windowBytes() > 0
+                ? DeliveryWindow.ofClient(create.credit(), stopped, create.windowBytes())
+                : new DeliveryWindow(create.credit(), stopped, session.consumersMaxHeldBytes());
     }
 
     /** The id the client chose, unique within the connection. */
@@ -96,7 +101,8 @@ public final class ServerConsumer implements QueueConsumer {
 
     /**
      * CREDIT: {@code credit} more messages may be pushed, and {@code settledBytes} of those handed over are settled (a
-     * consumer inside the queue manager whose session bounds what it holds), unless it has stopped.
+     * consumer whose window is bounded in bytes: inside the queue manager, or a client's that asked for one), unless it
+     * has stopped.
      */
     void addCredit(int credit, long settledBytes) {
         if (open) {

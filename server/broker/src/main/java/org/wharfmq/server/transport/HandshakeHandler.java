@@ -147,12 +147,12 @@ final class HandshakeHandler extends ChannelInboundHandlerAdapter {
     }
 
     private void onHello(ChannelHandlerContext ctx, Frame.Hello h) {
-        if (h.version() != ProtocolVersion.CURRENT) {
+        if (!ProtocolVersion.speaks(h.version())) {
             LOG.log(System.Logger.Level.INFO, "Refusing " + ctx.channel().remoteAddress() + " (" + h.clientName()
                     + "): protocol version " + h.version());
             ProtocolFailures.closeWith(ctx, ErrorCode.UNSUPPORTED_VERSION, "Protocol version " + h.version()
-                    + " is not supported: this server speaks version " + ProtocolVersion.CURRENT
-                    + "; upgrade the client to a Wharf client of the server's version.");
+                    + " is not supported: this server speaks versions " + ProtocolVersion.OLDEST + " to "
+                    + ProtocolVersion.CURRENT + "; upgrade the client to a Wharf client of the server's version.");
             return;
         }
         String refusal = context.admission().refusal(h);
@@ -336,7 +336,7 @@ final class HandshakeHandler extends ChannelInboundHandlerAdapter {
         answer(ctx, () -> {
             ServerConfig config = context.config();
             int heartbeat = agreedHeartbeat(hello.heartbeatMillis(), config.heartbeatMillis());
-            ctx.writeAndFlush(new Frame.HelloOk(ProtocolVersion.CURRENT, config.name(), context.serverVersion(), heartbeat,
+            ctx.writeAndFlush(new Frame.HelloOk(hello.version(), config.name(), context.serverVersion(), heartbeat,
                     config.maxMessageLength(), identity.user(), lastMessage, context.admission().helloOkFlags()),
                     ctx.voidPromise());
             if (heartbeat > 0) {

@@ -73,6 +73,8 @@ final class ServerConnection extends ChannelInboundHandlerAdapter implements Cli
     private final Identity identity;
     /** Gives this connection back to its user's quota of connections (security file); runs once. */
     private final Runnable releaseQuota;
+    /** The most a consumer's window in bytes may be (maxConsumerWindowBytes): what one that asks for more gets. */
+    private final int maxConsumerWindowBytes;
     /** What the client may do; made once the channel (its peer address) is known. */
     private ConnectionAccess access;
     private final IntObjectHashMap<BrokerSession> sessions = new IntObjectHashMap<>();
@@ -124,6 +126,7 @@ final class ServerConnection extends ChannelInboundHandlerAdapter implements Cli
         this.clientName = clientName;
         this.identity = identity;
         this.releaseQuota = releaseQuota;
+        this.maxConsumerWindowBytes = context.config().maxConsumerWindowBytes();
     }
 
     @Override
@@ -487,7 +490,8 @@ final class ServerConnection extends ChannelInboundHandlerAdapter implements Cli
                 throw WharfException.illegalState("No destination given: a consumer must name a queue or a topic.");
             }
             temporaries.checkConsumable(f.destination());
-            session.openConsumer(f);
+            session.openConsumer(f.windowBytes() > maxConsumerWindowBytes
+                    ? f.withWindowBytes(maxConsumerWindowBytes) : f);
             sessionOfConsumer.put(f.consumerId(), session);
         } catch (WharfException e) {
             if (f.requestId() == 0) {
@@ -513,7 +517,7 @@ final class ServerConnection extends ChannelInboundHandlerAdapter implements Cli
     public void onCredit(Frame.Credit f) {
         BrokerSession session = sessionOfConsumer.get(f.consumerId());
         if (session != null) {
-            session.addCredit(f.consumerId(), f.credit());
+            session.addCredit(f.consumerId(), f.credit(), f.settledBytes());
         }
     }
 

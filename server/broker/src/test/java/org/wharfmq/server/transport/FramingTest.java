@@ -6,6 +6,7 @@ import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.wharfmq.protocol.ProtocolVersion;
+import org.wharfmq.protocol.auth.Mechanisms;
 import org.wharfmq.protocol.frame.ErrorCode;
 import org.wharfmq.protocol.frame.Frame;
 import org.wharfmq.protocol.frame.FrameType;
@@ -85,14 +86,26 @@ class FramingTest {
     }
 
     @Test
-    void unsupportedVersionIsRefusedNamingTheSupportedOne() throws Exception {
+    void unsupportedVersionIsRefusedNamingTheSupportedOnes() throws Exception {
         try (FrameClient client = FrameClient.tcp(server)) {
             client.send(new Frame.Hello((short) 7, "future", 0));
             Frame.Error error = client.expect(Frame.Error.class);
             assertEquals(ErrorCode.UNSUPPORTED_VERSION, error.code());
-            assertEquals("Protocol version 7 is not supported: this server speaks version 2; upgrade the client to a"
-                    + " Wharf client of the server's version.", error.message());
+            assertEquals("Protocol version 7 is not supported: this server speaks versions 2 to 3; upgrade the client"
+                    + " to a Wharf client of the server's version.", error.message());
             client.awaitClosed();
+        }
+    }
+
+    /** A client of protocol version 2 (before consumer windows in bytes) is served, its HELLO_OK of version 2. */
+    @Test
+    void aVersionTwoClientIsServedInVersionTwo() throws Exception {
+        try (FrameClient client = FrameClient.tcp(server)) {
+            client.send(new Frame.Hello(ProtocolVersion.OLDEST, "older", 0));
+            client.expect(Frame.AuthMechanisms.class);
+            client.send(new Frame.Auth(Mechanisms.ANONYMOUS, new byte[0]));
+            assertEquals(2, client.expect(Frame.HelloOk.class).version());
+            client.createSession(1, false);
         }
     }
 
