@@ -37,17 +37,7 @@ class InProcessTakesHeldBytesTest {
     @Test
     void aTakerBoundedByBytesIsHandedNoMoreThanItMayHold() throws Exception {
         AtomicReference<ServerPlugin.Host> host = new AtomicReference<>();
-        ServerPlugin capture = new ServerPlugin() {
-            @Override
-            public void start(Host server) {
-                host.set(server);
-            }
-
-            @Override
-            public void close() {
-            }
-        };
-        try (TestServer test = TestServer.start(b -> b, config -> WharfServer.start(config, capture))) {
+        try (TestServer test = TestServer.start(b -> b, config -> WharfServer.start(config, capture(host)))) {
             test.server().queueManager().defineQueue(QueueDefinition.named("HELD"));
             try (InProcessTakes takes = host.get().takeMessages();
                  Connection connection = new WharfConnectionFactory(test.server().vmUrl()).createConnection()) {
@@ -91,6 +81,60 @@ class InProcessTakesHeldBytesTest {
                 after.forEach(t -> t.message().release());
             }
         }
+    }
+
+    /**
+     * What a taker consumes leaves its queue in batches ({@link InProcessTakes#consumed}): once a quarter of its credit
+     * (or of its bytes bound) is consumed, or when it settles ({@link InProcessTakes#settle}, before its thread waits),
+     * and not before: until then it counts on the queue as handed over.
+     */
+    @Test
+    void whatATakerConsumesLeavesTheQueueWhenItsBatchFillsOrItSettles() throws Exception {
+        AtomicReference<ServerPlugin.Host> host = new AtomicReference<>();
+        try (TestServer test = TestServer.start(b -> b, config -> WharfServer.start(config, capture(host)))) {
+            test.server().queueManager().defineQueue(QueueDefinition.named("BATCHED"));
+            try (InProcessTakes takes = host.get().takeMessages();
+                 Connection connection = new WharfConnectionFactory(test.server().vmUrl()).createConnection()) {
+                takes.consume("BATCHED", null, 8, MAX_HELD, 60_000); // batches of two: a quarter of its credit
+                Session session = connection.createSession(true, Session.SESSION_TRANSACTED);
+                MessageProducer producer = session.createProducer(session.createQueue("BATCHED"));
+                for (int i = 0; i < 5; i++) {
+                    BytesMessage message = session.createBytesMessage();
+                    message.writeBytes(new byte[1_000]);
+                    producer.send(message, DeliveryMode.NON_PERSISTENT, 4, 0);
+                }
+                session.commit(); // answered once the messages are on the queue and handed over
+                List<InProcessTakes.Taken> held = drain(takes);
+                assertEquals(5, held.size());
+                var queue = test.server().queueManager().queue("BATCHED");
+
+                takes.consumed(held.get(0));
+                takes.loop().submit(() -> { }).get(); // a barrier: a settlement queued before it has run
+                assertEquals(5, queue.depth(), "one consumed message waits for its batch");
+                takes.consumed(held.get(1));
+                takes.loop().submit(() -> { }).get();
+                assertEquals(3, queue.depth(), "a full batch of two has left the queue");
+                takes.consumed(held.get(2));
+                takes.settle();
+                takes.loop().submit(() -> { }).get();
+                assertEquals(2, queue.depth(), "what was consumed has left the queue once settled");
+                held.forEach(t -> t.message().release());
+            }
+        }
+    }
+
+    /** A plugin that keeps the server's host for the test. */
+    private static ServerPlugin capture(AtomicReference<ServerPlugin.Host> host) {
+        return new ServerPlugin() {
+            @Override
+            public void start(Host server) {
+                host.set(server);
+            }
+
+            @Override
+            public void close() {
+            }
+        };
     }
 
     /** What was handed over and waits for the taker, taken without waiting (the deliveries are made by then). */
