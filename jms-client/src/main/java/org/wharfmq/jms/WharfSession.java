@@ -112,6 +112,15 @@ public class WharfSession implements Session, QueueSession, TopicSession {
         return core;
     }
 
+    /**
+     * For the queue manager's flow host: runs {@code settle} before a send of any session of this session's connection
+     * waits for producer credit (on the sending thread; it must not block), so that what the connection's owner took
+     * inside the queue manager does not hold the memory budget that the credit waits for. Null: nothing.
+     */
+    public void beforeCreditWait(Runnable settle) {
+        core.connection().beforeCreditWait(settle);
+    }
+
     WharfConnection connection() {
         return connection;
     }

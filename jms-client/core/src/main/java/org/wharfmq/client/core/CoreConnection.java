@@ -78,6 +78,8 @@ public final class CoreConnection {
     private volatile ConnectedLink current;
     /** {@link #current} while it is up and everything is re-established on it; null while reconnecting, lost or closed. */
     private volatile ConnectedLink usable;
+    /** What runs before a send waits for producer credit ({@link #beforeCreditWait(Runnable)}); null: nothing. */
+    private volatile Runnable beforeCreditWait;
     /** Why the connection is lost for good (reconnecting gave up, or is off); null while it works or reconnects. */
     private volatile ClientException lostCause;
     /** The reconnection under way, or null; guarded by {@link #stateLock}. */
@@ -293,6 +295,27 @@ public final class CoreConnection {
     /** Sends the frames {@link FrameLink#writeSoon} left waiting: called before the application blocks. */
     public void flushSoonFrames() {
         current.link().flush();
+    }
+
+    /**
+     * Runs {@code settle} on a thread of this connection before a send of any of its sessions waits for producer
+     * credit, after the frames waiting to go with the next one went: what the connection's owner owes the server
+     * outside this connection, which the server may need before it grants credit. The queue manager's flow host gives
+     * one: a flow's reader settles the messages it took inside the queue manager, whose bytes hold the memory budget
+     * that the credit waits for (docs/architecture.md, "Flows inside the queue manager"). It runs on whatever thread
+     * sends, and must not block. Null: none.
+     */
+    public void beforeCreditWait(Runnable settle) {
+        this.beforeCreditWait = settle;
+    }
+
+    /** Before a send waits for producer credit: what waits to go with the next frame, then {@link #beforeCreditWait}. */
+    void creditWaitComing() {
+        flushSoonFrames();
+        Runnable settle = beforeCreditWait;
+        if (settle != null) {
+            settle.run();
+        }
     }
 
     /** A message listener is in use: only the links' reader threads read from now on ({@link FrameLink#readerOnly}). */

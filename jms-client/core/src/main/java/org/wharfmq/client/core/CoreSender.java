@@ -359,7 +359,7 @@ public final class CoreSender {
 
         @Override
         public void flushSoonFrames() {
-            connection.flushSoonFrames();
+            connection.creditWaitComing();
         }
 
         @Override

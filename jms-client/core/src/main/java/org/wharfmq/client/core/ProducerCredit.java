@@ -34,7 +34,10 @@ public final class ProducerCredit extends FrameWait {
         /** The connection's current link: a reconnection puts a new one in place while a send waits. */
         FrameLink link();
 
-        /** Sends the frames written to go with the next one: the server may need them before it grants credit. */
+        /**
+         * Sends the frames written to go with the next one, and settles what the connection's owner holds elsewhere
+         * ({@code CoreConnection.beforeCreditWait}): the server may need them before it grants credit.
+         */
         void flushSoonFrames();
 
         /** Whether the session closes or its connection is lost for good: a waiting send stops waiting. */

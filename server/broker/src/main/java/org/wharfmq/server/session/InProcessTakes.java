@@ -98,13 +98,22 @@ public final class InProcessTakes implements AutoCloseable {
     private volatile long consumedUpTo = -1;
     /** {@link #consumed}'s: the bytes of the messages consumed so far, in all; written before the count. */
     private volatile long consumedBytes;
+    /**
+     * {@link #consumed}'s batch, the taker's alone: the messages, and their bytes, consumed since the taker last queued
+     * a settlement ({@link #settle}), which it queues once they reach {@link #settleCount} or {@link #settleBytes}.
+     */
+    private long unsettledCount;
+    private long unsettledBytes;
+    /** A quarter of {@link #consume}'s credit and of its {@code maxHeldBytes}: the taker's, set as it consumes. */
+    private long settleCount = 1;
+    private long settleBytes = 1;
     /** Whether {@link #settleConsumed} is queued on the loop and has not yet read what was consumed. */
     private final AtomicBoolean settling = new AtomicBoolean();
     /** What {@link #settleConsumed} has settled: the loop's. */
     private long settledCount;
     private long settledUpTo = -1;
     private long settledBytes;
-    private final Runnable settle = this::settleConsumed;
+    private final Runnable settleTask = this::settleConsumed;
 
     private InProcessTakes(Channel channel, XaBranches xaBranches, ConnectionAccess access) {
         this.channel = channel;
@@ -161,6 +170,8 @@ public final class InProcessTakes implements AutoCloseable {
      */
     public void consume(String queue, String selector, int credit, long maxHeldBytes, long timeoutMillis)
             throws InterruptedException {
+        settleCount = Math.max(1, credit / 4);
+        settleBytes = Math.max(1, maxHeldBytes / 4);
         call("Taking the messages of queue '" + queue + "'", id -> {
             session.limitConsumersHeldBytes(maxHeldBytes);
             session.openConsumer(new Frame.CreateConsumer(id, SESSION, CONSUMER, WireDestination.queue(queue),
@@ -334,21 +345,40 @@ public final class InProcessTakes implements AutoCloseable {
 
     /**
      * AUTO_ACKNOWLEDGE's settlement of a message the taker has consumed ({@code taken}, whose delivery follows every
-     * delivery consumed before it): it leaves the queue for good, and gives the server's memory budget back, as soon
-     * as the session's loop runs, and its credit (and the bytes it held: {@link #consume}'s bound) goes back with it;
-     * the taker does not wait. A task of the loop
-     * settles every message consumed until it runs (one is queued at a time: a loop that is busy, or being woken, is not
-     * woken again for each), so what the taker has consumed never waits for the taker's next step: its sends may wait
-     * for the budget that only this settlement gives back (docs/architecture.md, "Flows inside the queue manager").
-     * For the taker's thread, which never mixes it with {@link #acknowledge}.
+     * delivery consumed before it): it leaves the queue for good, gives the server's memory budget back, and its
+     * credit (and the bytes it held: {@link #consume}'s bound) goes back with it, as a task of the session's loop settles
+     * it. The taker settles in batches, so that its loop is not woken for each message: the task is queued once a
+     * quarter of {@link #consume}'s credit or of its {@code maxHeldBytes} has been consumed since the last one, and
+     * whenever the taker calls {@link #settle}, which it must before its thread waits for anything that what it
+     * consumed may hold back: before it waits for more messages, and before its sends wait for producer credit, which
+     * the server holds back while the memory budget that these messages hold is spent (docs/architecture.md, "Flows
+     * inside the queue manager"). Until then they count against the budget and the bound as if not consumed. The taker
+     * does not wait for the settlement. For the taker's thread, which never mixes it with {@link #acknowledge}.
      */
     public void consumed(Taken taken) {
         assert !loop.inEventLoop() : "the in-process session's taker on the session's own loop";
         consumedUpTo = taken.deliveryId();
         consumedBytes = consumedBytes + taken.heldBytes(); // the taker alone writes them
         consumedCount = consumedCount + 1;
+        unsettledBytes += taken.heldBytes();
+        if (++unsettledCount >= settleCount || unsettledBytes >= settleBytes) {
+            settle();
+        }
+    }
+
+    /**
+     * Queues the settlement of what the taker has {@link #consumed} and not yet settled, on the session's loop; does not
+     * wait for it. One task is queued at a time, and settles every message consumed until it runs. The taker's, before
+     * its thread waits (see {@link #consumed}); nothing when all is settled.
+     */
+    public void settle() {
+        if (unsettledCount == 0) {
+            return;
+        }
+        unsettledCount = 0;
+        unsettledBytes = 0;
         if (settling.compareAndSet(false, true)) {
-            loop.execute(settle);
+            loop.execute(settleTask);
         }
     }
 
@@ -410,11 +440,12 @@ public final class InProcessTakes implements AutoCloseable {
     }
 
     /**
-     * Closes the session: what it was handed and neither acknowledged nor put in a branch goes back to the queue, in
-     * its order; prepared branches stay (they are the queue manager's). Waits for that.
+     * Closes the session: what it was handed and neither acknowledged, {@link #consumed} nor put in a branch goes back
+     * to the queue, in its order; prepared branches stay (they are the queue manager's). Waits for that.
      */
     @Override
     public void close() {
+        settle(); // what was consumed is settled first: queued on the loop ahead of the close
         try {
             call("Closing the in-process session", id -> session.close(id, false), 10_000);
         } catch (InterruptedException e) {

@@ -54,7 +54,9 @@ public final class FlowHostConfiguration {
 
     /**
      * Messages a non-transactional reader's input, taken inside the queue manager ({@link InProcessInputs}), may be
-     * handed ahead of the flow: {@value}, a JMS consumer's default prefetch.
+     * handed ahead of the flow: {@value}, a JMS consumer's default prefetch. What the reader receives is settled in
+     * batches of a quarter of it at most (or of {@link #IN_PROCESS_INPUT_BYTES}), and before the reader waits
+     * ({@link InProcessConsumer}).
      */
     public static final int IN_PROCESS_INPUT_CREDIT = 1_000;
 
@@ -64,7 +66,9 @@ public final class FlowHostConfiguration {
      * beyond which the queue hands over no more, so at most one message beyond it. What a reader holds counts against
      * the server's memory budget, which the flow's own sends wait for while it is spent: a reader handed its credit's
      * worth of large messages could spend the whole budget and wait for itself (FlowInputMemoryBudgetTest). The rest
-     * wait on the queue, which pages them past the budget's paging threshold (the default policy).
+     * wait on the queue, which pages them past the budget's paging threshold (the default policy). Received messages
+     * count here until they are settled: in batches of a quarter of it at most (64 KiB), so that a batch never stops
+     * the queue from handing the reader more.
      */
     public static final long IN_PROCESS_INPUT_BYTES = 256 * 1024;
 

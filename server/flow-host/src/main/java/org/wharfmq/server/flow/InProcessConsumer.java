@@ -16,16 +16,20 @@ import java.util.function.Predicate;
  * A flow reader's input taken inside the queue manager ({@link InProcessInputs}), read as a JMS consumer in
  * AUTO_ACKNOWLEDGE mode: {@link #receive(long)} waits on the reader's own thread for the next message the queue hands
  * over ({@link InProcessTakes#next}) and makes the JMS message of its stored bytes (the JMS client's own decoding, as a
- * consumer of a connection would). Each message is consumed as it is received, as a connection's consumer's is: it
- * leaves its queue, and gives its share of the server's memory budget back, by a task of the session's loop that the
- * reader does not wait for ({@link InProcessTakes#consumed}: one task settles all that was received until it runs).
- * Nothing received waits for the reader's next step to be settled: the flow's sends, on the reader's thread, may wait
- * for the budget (their producer credit is held back while it is spent), which only that settlement gives back, so a
- * reader holding what it received until its next receive waited for itself (docs/performance-log.md, session 33).
- * A message handed over and not received yet goes back to the queue, in its order, when the consumer closes.
+ * consumer of a connection would). Each message is consumed as it is received, as a connection's consumer's is, and
+ * settled (off its queue, its share of the server's memory budget given back) in batches by a task of the session's
+ * loop that the reader does not wait for ({@link InProcessTakes#consumed}), so that the loop is not woken for each
+ * message. A batch is settled as it fills, and always before the reader's thread waits: before a receive waits for
+ * the next message, and before a send of the reader's connection waits for producer credit ({@link #beforeCreditWait},
+ * which {@link InProcessInputs} hooks into the connection). The credit is held back while the memory budget is spent,
+ * which what the reader received and has not settled holds: a reader that kept its batch while its send waited would
+ * wait for itself (as session 32's did, settling by count: docs/performance-log.md; FlowInputBatchSettlementTest).
+ * A message handed over and not received yet goes back to the queue, in its order, when the consumer closes; what was
+ * received is settled first.
  *
  * <p><b>Threading.</b> Made, received from and closed by its reader's thread alone (asserted); its fields are that
- * thread's.
+ * thread's. {@link #beforeCreditWait} runs on whatever thread sends on the reader's connection, and settles only on
+ * the reader's (no other thread sends there: the flow's sends are the reader's).
  */
 final class InProcessConsumer implements MessageConsumer {
 
@@ -80,6 +84,7 @@ final class InProcessConsumer implements MessageConsumer {
         }
         InProcessTakes.Taken taken = takes.poll(ANY);
         if (taken == null) {
+            takes.settle(); // before this thread waits: what it received must not wait for the next message
             try {
                 taken = takes.next(millis);
             } catch (WharfException e) { // its queue was deleted
@@ -100,6 +105,16 @@ final class InProcessConsumer implements MessageConsumer {
         }
         takes.consumed(taken);
         return message;
+    }
+
+    /**
+     * Settles what was received, before a send on the reader's connection waits for producer credit: the connection's
+     * {@code beforeCreditWait}. Nothing on another thread, or once closed.
+     */
+    void beforeCreditWait() {
+        if (Thread.currentThread() == reader && !closed) {
+            takes.settle();
+        }
     }
 
     /**

@@ -2,6 +2,7 @@ package org.wharfmq.server.flow;
 
 import org.wharfmq.flow.runtime.QueueConsumers;
 import org.wharfmq.jms.JmsErrors;
+import org.wharfmq.jms.WharfSession;
 import org.wharfmq.protocol.auth.Mechanisms;
 import org.wharfmq.protocol.frame.ErrorCode;
 import org.wharfmq.server.ServerPlugin;
@@ -22,7 +23,8 @@ import javax.jms.Session;
  * users file gives it; none: the queue manager itself, as an anonymous in-VM connection is), so the consumer is
  * refused, and the refusal audited, as that user's connection's would be. The reader has logged in as that user over
  * its in-VM connection first ({@code openWharf}), so a wrong password still fails the flow's start with the login's
- * error.
+ * error. Its batches of received messages are settled before a send of that connection waits for producer credit
+ * ({@link InProcessConsumer}), which is why the reader's plain session must be a Wharf session of the flow host's.
  */
 final class InProcessInputs implements QueueConsumers {
 
@@ -41,7 +43,10 @@ final class InProcessInputs implements QueueConsumers {
         try {
             takes.consume(queue, selector, FlowHostConfiguration.IN_PROCESS_INPUT_CREDIT,
                     FlowHostConfiguration.IN_PROCESS_INPUT_BYTES, FlowHostConfiguration.IN_PROCESS_TIMEOUT_MILLIS);
-            return new InProcessConsumer(takes, selector);
+            InProcessConsumer consumer = new InProcessConsumer(takes, selector);
+            // the reader's sends go over its connection: their wait for credit settles what it received first
+            ((WharfSession) plain).beforeCreditWait(consumer::beforeCreditWait);
+            return consumer;
         } catch (WharfException e) {
             takes.close();
             throw JmsErrors.toException(e.code(), e.getMessage());

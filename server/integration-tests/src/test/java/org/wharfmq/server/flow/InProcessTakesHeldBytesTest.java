@@ -82,6 +82,46 @@ class InProcessTakesHeldBytesTest {
         }
     }
 
+    /**
+     * What a taker consumes leaves its queue in batches ({@link InProcessTakes#consumed}): once a quarter of its credit
+     * (or of its bytes bound) is consumed, or when it settles ({@link InProcessTakes#settle}, before its thread waits),
+     * and not before: until then it counts on the queue as handed over.
+     */
+    @Test
+    void whatATakerConsumesLeavesTheQueueWhenItsBatchFillsOrItSettles() throws Exception {
+        HostCapture capture = new HostCapture();
+        try (TestServer test = TestServer.start(b -> b, config -> WharfServer.start(config, capture))) {
+            test.server().queueManager().defineQueue(QueueDefinition.named("BATCHED"));
+            try (InProcessTakes takes = capture.host().takeMessages();
+                 Connection connection = new WharfConnectionFactory(test.server().vmUrl()).createConnection()) {
+                takes.consume("BATCHED", null, 8, MAX_HELD, 60_000); // batches of two: a quarter of its credit
+                Session session = connection.createSession(true, Session.SESSION_TRANSACTED);
+                MessageProducer producer = session.createProducer(session.createQueue("BATCHED"));
+                for (int i = 0; i < 5; i++) {
+                    BytesMessage message = session.createBytesMessage();
+                    message.writeBytes(new byte[1_000]);
+                    producer.send(message, DeliveryMode.NON_PERSISTENT, 4, 0);
+                }
+                session.commit(); // answered once the messages are on the queue and handed over
+                List<InProcessTakes.Taken> held = drain(takes);
+                assertEquals(5, held.size());
+                var queue = test.server().queueManager().queue("BATCHED");
+
+                takes.consumed(held.get(0));
+                takes.loop().submit(() -> { }).get(); // a barrier: a settlement queued before it has run
+                assertEquals(5, queue.depth(), "one consumed message waits for its batch");
+                takes.consumed(held.get(1));
+                takes.loop().submit(() -> { }).get();
+                assertEquals(3, queue.depth(), "a full batch of two has left the queue");
+                takes.consumed(held.get(2));
+                takes.settle();
+                takes.loop().submit(() -> { }).get();
+                assertEquals(2, queue.depth(), "what was consumed has left the queue once settled");
+                held.forEach(t -> t.message().release());
+            }
+        }
+    }
+
     /** What was handed over and waits for the taker, taken without waiting (the deliveries are made by then). */
     private static List<InProcessTakes.Taken> drain(InProcessTakes takes) {
         List<InProcessTakes.Taken> taken = new ArrayList<>();
