@@ -24,7 +24,8 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 
 /**
- * The handshake (docs/protocol.md, "Connection life"): HELLO in protocol version 2, answered with the mechanisms this
+ * The handshake (docs/protocol.md, "Connection life"): HELLO in protocol version 2 or 3 (answered in its own version:
+ * {@link org.wharfmq.protocol.ProtocolVersion#speaks}), answered with the mechanisms this
  * connection may use ({@link OfferedMechanisms}); AUTH with the client's choice; for SCRAM-SHA-256 one
  * AUTH_CHALLENGE / AUTH_RESPONSE round ({@link ScramServer}); for PLAIN the login module's verdict, asked off the event
  * loop; for EXTERNAL the user the verified TLS client certificate is mapped to ({@link TlsPeer}). Success: HELLO_OK

@@ -3,6 +3,7 @@ package org.wharfmq.server.cli;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.wharfmq.protocol.ProtocolVersion;
 import org.wharfmq.server.TestServer;
 import org.wharfmq.server.WharfServer;
 import org.wharfmq.server.WharfVersion;
@@ -263,7 +264,7 @@ class WharfCommandTest {
         assertTrue(version.waitFor(TIMEOUT_SECONDS, TimeUnit.SECONDS));
         assertEquals(0, version.exitValue());
         assertTrue(versionText.startsWith("Wharf " + expected + " (protocol version")
-                && versionText.contains("protocol version 2"), versionText);
+                && versionText.contains("protocol version " + ProtocolVersion.CURRENT), versionText);
     }
 
     @Test
