@@ -12,7 +12,6 @@ import org.wharfmq.server.TestServer;
 import org.wharfmq.server.WharfServer;
 import org.wharfmq.server.config.MemoryPolicy;
 import org.wharfmq.server.config.ServerConfig;
-import org.wharfmq.server.queue.MemoryBudget;
 import org.wharfmq.server.queue.QueueManager;
 
 import javax.jms.BytesMessage;
@@ -88,7 +87,7 @@ class FlowInputBatchSettlementTest {
                 connection.createSession(true, Session.SESSION_TRANSACTED).close();
                 assertEquals(INPUTS, queues.queue("BATCH.IN").depth());
                 assertTrue(queues.memoryBudget().spent(), "the input alone spends the budget: "
-                        + counters(queues));
+                        + FlowInputMemoryBudgetTest.counters(queues, "BATCH.IN", "BATCH.OUT"));
 
                 MessageConsumer out = session.createConsumer(session.createQueue("BATCH.OUT"));
                 flowHost[0].deploy(() -> FlowDefinition.builder("BATCH")
@@ -102,7 +101,7 @@ class FlowInputBatchSettlementTest {
                     BytesMessage received = (BytesMessage) out.receive(30_000);
                     int at = i;
                     assertNotNull(received, () -> "output " + at + " of " + 2 * INPUTS + " out of the flow; "
-                            + counters(queues));
+                            + FlowInputMemoryBudgetTest.counters(queues, "BATCH.IN", "BATCH.OUT"));
                     assertEquals(BYTES, received.getBodyLength());
                 }
                 flowHost[0].undeploy("BATCH");
@@ -275,21 +274,5 @@ class FlowInputBatchSettlementTest {
             }
             propagate("out", assembly);
         }
-    }
-
-    /** The budget's counters and the queues' share of them, for a flow that stopped. */
-    private static String counters(QueueManager queues) {
-        MemoryBudget budget = queues.memoryBudget();
-        StringBuilder s = new StringBuilder("the server's budget holds " + budget.usedBytes() + " of "
-                + budget.maxBytes() + " bytes");
-        for (String name : new String[] {"BATCH.IN", "BATCH.OUT"}) {
-            if (queues.exists(name)) {
-                var q = queues.queue(name);
-                s.append("; ").append(name).append(": depth ").append(q.depth()).append(", ").append(q.heldBytes())
-                        .append(" bytes, ").append(q.consumerCount()).append(" consumer(s), ")
-                        .append(q.producersHeldBack()).append(" producer session(s) held back");
-            }
-        }
-        return s.toString();
     }
 }

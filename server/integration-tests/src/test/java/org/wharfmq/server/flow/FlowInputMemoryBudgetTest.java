@@ -105,7 +105,8 @@ class FlowInputMemoryBudgetTest {
                     BytesMessage received = (BytesMessage) out.receive(60_000);
                     int at = i;
                     assertNotNull(received, () -> "message " + at + " of " + MESSAGES + " (" + (MESSAGES * BYTES >> 20)
-                            + " MiB through an 8 MiB budget) out of the flow; " + counters(queues));
+                            + " MiB through an 8 MiB budget) out of the flow; "
+                            + counters(queues, "BUDGET.IN", "BUDGET.OUT"));
                     assertEquals(BYTES, received.getBodyLength());
                 }
                 sent.get();
@@ -113,12 +114,12 @@ class FlowInputMemoryBudgetTest {
         }
     }
 
-    /** The budget's counters and the queues' share of them, for a flow that stopped. */
-    private static String counters(QueueManager queues) {
+    /** The budget's counters and the share of them of the queues {@code names}, for a flow that stopped. */
+    static String counters(QueueManager queues, String... names) {
         MemoryBudget budget = queues.memoryBudget();
         StringBuilder s = new StringBuilder("the server's budget holds " + budget.usedBytes() + " of "
                 + budget.maxBytes() + " bytes");
-        for (String name : new String[] {"BUDGET.IN", "BUDGET.OUT"}) {
+        for (String name : names) {
             if (queues.exists(name)) {
                 var q = queues.queue(name);
                 s.append("; ").append(name).append(": depth ").append(q.depth()).append(", ").append(q.heldBytes())

@@ -50,9 +50,7 @@ class AutoAcknowledgeSyncTest {
             WharfServer server = testServer.server();
             Connection c = connect(server.tcpUrl());
             Session session = c.createSession(false, Session.AUTO_ACKNOWLEDGE);
-            Topic topic = session.createTopic("ps/d");
-            MessageConsumer subscriber = session.createDurableSubscriber(topic, "d");
-            publish(session, topic);
+            MessageConsumer subscriber = subscribeAndPublish(session);
             long syncs = syncs(server);
             for (int i = 0; i < CONSUMED; i++) {
                 TextMessage m = (TextMessage) subscriber.receive(EXPECTED_MS);
@@ -82,9 +80,7 @@ class AutoAcknowledgeSyncTest {
             WharfServer server = testServer.server();
             Connection c = connect(server.tcpUrl());
             Session session = c.createSession(false, Session.AUTO_ACKNOWLEDGE);
-            Topic topic = session.createTopic("ps/d");
-            MessageConsumer subscriber = session.createDurableSubscriber(topic, "d");
-            publish(session, topic);
+            MessageConsumer subscriber = subscribeAndPublish(session);
             assertNotNull(subscriber.receive(EXPECTED_MS));
             awaitDepth(server, "d", PUBLISHED - 1); // its ACK is read; nothing else is sent
             long syncs = syncs(server);
@@ -110,9 +106,7 @@ class AutoAcknowledgeSyncTest {
         try {
             try (Connection c = connect(server.url())) {
                 Session session = c.createSession(false, Session.AUTO_ACKNOWLEDGE);
-                Topic topic = session.createTopic("ps/d");
-                MessageConsumer subscriber = session.createDurableSubscriber(topic, "d");
-                publish(session, topic);
+                MessageConsumer subscriber = subscribeAndPublish(session);
                 for (int i = 0; i < CONSUMED; i++) {
                     TextMessage m = (TextMessage) subscriber.receive(EXPECTED_MS);
                     assertNotNull(m, "message " + i);
@@ -134,6 +128,14 @@ class AutoAcknowledgeSyncTest {
         c.setClientID("app");
         c.start();
         return c;
+    }
+
+    /** The durable subscription "d" on topic ps/d, made before the publications it then receives. */
+    private static MessageConsumer subscribeAndPublish(Session session) throws JMSException {
+        Topic topic = session.createTopic("ps/d");
+        MessageConsumer subscriber = session.createDurableSubscriber(topic, "d");
+        publish(session, topic);
+        return subscriber;
     }
 
     /** Persistent, each answered once its records are synced. */
