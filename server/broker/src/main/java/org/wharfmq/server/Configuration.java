@@ -349,7 +349,8 @@ public final class Configuration {
      * {@code consumerWindowBytes}): default 67108864 (64 MiB). A consumer that asks for more gets this: the server
      * sends it one more message only while it holds fewer bytes of messages sent and not yet settled by its CREDITs
      * (and always at least one message, whatever its size). A consumer that asks for none (a client before protocol
-     * version 3, or {@code consumerWindowBytes=0}) is bounded by its prefetch count alone.
+     * version 3, or {@code consumerWindowBytes=0}) is bounded by its prefetch count alone. A queue browser is bounded
+     * the same way, and one that asks for none gets this window: the server settles a browse by its CREDITs' counts.
      */
     public static final Setting<Integer> MAX_CONSUMER_WINDOW_BYTES = Setting.integer("maxConsumerWindowBytes",
             64 * 1024 * 1024).atLeast(1);

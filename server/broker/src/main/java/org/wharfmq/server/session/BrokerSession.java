@@ -247,10 +247,11 @@ public final class BrokerSession {
                 throw e;
             }
             if (browse) {
-                ServerBrowser browser = new ServerBrowser(f.consumerId(), id, queue, selector, channel);
+                ServerBrowser browser = new ServerBrowser(f.consumerId(), id, queue, selector, channel,
+                        f.windowBytes());
                 browsers.put(f.consumerId(), browser);
                 replies.ok(f.requestId()); // answered before the first DELIVER, as for consumers
-                browser.addCredit(f.credit());
+                browser.start(f.credit());
                 return;
             }
             consumer = new ServerConsumer(f, this, queue, selector);
@@ -294,7 +295,7 @@ public final class BrokerSession {
     public void closeConsumer(int consumerId, long lastConsumedDeliveryId) {
         ServerBrowser browser = browsers.remove(consumerId);
         if (browser != null) {
-            browser.close(); // a browser holds no message: its DELIVERs were copies
+            browser.close(); // a browser holds no message: its DELIVERs were copies (paged ones given back)
             return;
         }
         ServerConsumer consumer = consumers.remove(consumerId);
