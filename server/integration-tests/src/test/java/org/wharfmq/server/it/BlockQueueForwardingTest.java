@@ -53,38 +53,44 @@ class BlockQueueForwardingTest {
     /** Policy block, a budget of its own larger than the server's. */
     private static final String LARGE_BUDGET = "FORWARD.BLOCK.LARGE";
 
+    /** A server for each test: what one that fails leaves behind spends the other's budget. */
     @RegisterExtension
     static final WharfServerExtension WHARF = WharfServerExtension.configured(c -> c
             .producerWindowBytes(WINDOW).maxMemoryBytes(BUDGET)
-            .queue(QueueDefinition.named(NO_BUDGET).with(QueueConfiguration.POLICY, MemoryPolicy.BLOCK.toString()))
+            .queue(QueueDefinition.named(NO_BUDGET).with(QueueConfiguration.POLICY, MemoryPolicy.BLOCK.toString())));
+
+    @RegisterExtension
+    static final WharfServerExtension LARGE = WharfServerExtension.configured(c -> c
+            .producerWindowBytes(WINDOW).maxMemoryBytes(BUDGET)
             .queue(LARGE_BUDGET, 8 * BUDGET, MemoryPolicy.BLOCK));
 
     @Test
     void aTransactedConsumerDrainsABlockQueueThatFilledWhatItMayOfTheServersBudget() throws Exception {
-        forwardEverything(NO_BUDGET, true);
+        forwardEverything(WHARF, NO_BUDGET, true);
     }
 
     @Test
     void aConsumerAcknowledgingInBatchesDrainsABlockQueueWhoseOwnBudgetIsLargerThanTheServers() throws Exception {
-        forwardEverything(LARGE_BUDGET, false);
+        forwardEverything(LARGE, LARGE_BUDGET, false);
     }
 
     /**
      * Fills {@code in} until its producer is held back, then forwards every message to a paging queue in batches of
      * {@value #BATCH} (committed, or acknowledged), and receives them all from there in order.
      */
-    private static void forwardEverything(String in, boolean transacted) throws Exception {
-        QueueManager queues = WHARF.server().queueManager();
+    private static void forwardEverything(WharfServerExtension server, String in, boolean transacted)
+            throws Exception {
+        QueueManager queues = server.server().queueManager();
         MemoryBudget budget = queues.memoryBudget();
         LocalQueue source = queues.queue(in);
-        String out = WHARF.queueName("out");
-        CompletableFuture<Void> producing = produce(WHARF.connect(Transport.TCP), in);
+        String out = server.queueName("out");
+        CompletableFuture<Void> producing = produce(server.connect(Transport.TCP), in);
         ProducerFlowControlTest.awaitTrue(() -> source.producersHeldBack() > 0 || budget.spent(),
                 "the producer to " + in + " is held back");
         long filled = source.heldBytes();
         assertFalse(producing.isDone(), "the producer cannot have sent everything");
 
-        CompletableFuture<Void> forwarding = forward(WHARF.connect(Transport.TCP), in, out, transacted);
+        CompletableFuture<Void> forwarding = forward(server.connect(Transport.TCP), in, out, transacted);
         awaitProgress(() -> source.snapshot().dequeued(), () -> state(queues, in, out));
         forwarding.get(10, TimeUnit.SECONDS);
         producing.get(10, TimeUnit.SECONDS);
@@ -92,7 +98,7 @@ class BlockQueueForwardingTest {
         assertTrue(filled <= bound, () -> in + " held " + filled + " bytes of the server's " + BUDGET + " when its"
                 + " producer was held back: more than its share and a window, " + bound);
 
-        Session receiving = WHARF.connect(Transport.TCP).createSession(false, Session.AUTO_ACKNOWLEDGE);
+        Session receiving = server.connect(Transport.TCP).createSession(false, Session.AUTO_ACKNOWLEDGE);
         MessageConsumer consumer = receiving.createConsumer(receiving.createQueue(out));
         List<Integer> got = new ArrayList<>();
         for (int i = 0; i < MESSAGES; i++) {
