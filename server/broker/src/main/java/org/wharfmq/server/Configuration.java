@@ -291,11 +291,14 @@ public final class Configuration {
                     + " (what a send meets when a paging queue's disk budget is spent too)");
 
     /**
-     * Paging queues page once the server's memory budget is this share spent: {@value} %, not 100 %, so that the
-     * rest stays for what cannot page: messages sent in transactions not yet committed (offered, and so paged, only
-     * at commit), messages delivered and not yet acknowledged, and queues whose policy is block or fail. At 100 %, a
-     * transacted producer to a paging queue without consumers had its credit held back by the spent budget before
-     * its commit could let its messages page: page behaved as block.
+     * Paging queues page once the server's memory budget is this share spent, and a queue or subscription whose
+     * policy keeps its messages in memory (block, fail, drop) holds at most this share of it: {@value} %, not 100 %,
+     * so that the rest stays for what cannot page: messages sent in transactions not yet committed (offered, and so
+     * paged, only at commit), messages delivered and not yet acknowledged, and what the consumers of such a queue
+     * send on. At 100 %, a transacted producer to a paging queue without consumers had its credit held back by the
+     * spent budget before its commit could let its messages page (page behaved as block); and a block queue that
+     * alone spent the budget stopped its own consumers, whose sends (to a paging queue even) waited for the budget
+     * only that queue's consumption could bring back (BlockQueueForwardingTest).
      */
     public static final int PAGE_AT_SERVER_BUDGET_PERCENT = 75;
 

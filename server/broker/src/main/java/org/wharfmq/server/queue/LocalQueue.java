@@ -67,7 +67,9 @@ import java.util.function.IntConsumer;
  * drops the oldest waiting non-persistent messages; {@code block} accepts it, and the sending session stops returning
  * its producer's credit until the queue is back under its budget ({@link #overBudget}, {@link #whenUnderBudget});
  * {@code page} pages a message nobody takes at once (docs/resilience.md, "Paging"): from then on, until every paged
- * message is read back, every new message is paged too, so none overtakes a paged one.
+ * message is read back, every new message is paged too, so none overtakes a paged one. A queue that does not page
+ * holds at most the server's share ({@link MemoryBudget#shareBytes}) whatever its own budget: the rest of the server's
+ * budget stays for others, its own consumers' sends among them.
  *
  * <h2>Deletion when unused</h2>
  * A queue created by use ({@link #autoCreated}) is <i>unused</i> while its depth is 0 (no message waiting,
@@ -264,8 +266,10 @@ public final class LocalQueue {
     }
 
     /**
-     * Whether the queue holds its own memory budget or more (read without the lock). A sending session whose
-     * producer's policy is block withholds its credit until {@link #whenUnderBudget} runs.
+     * Whether the queue holds its own memory budget or more (read without the lock); a queue whose policy keeps its
+     * messages in memory (block, fail, drop) has at most the server's share ({@link MemoryBudget#shareBytes}) as its
+     * own, so that it alone never spends the server's budget. A sending session whose producer's policy is block
+     * withholds its credit until {@link #whenUnderBudget} runs.
      */
     public boolean overBudget() {
         return accounting.overBudget();
