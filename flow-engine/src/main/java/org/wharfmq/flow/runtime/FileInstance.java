@@ -411,7 +411,7 @@ final class FileInstance extends InputReader {
 
     /**
      * Moves a done file to the archive folder, or a failed one to the backout folder and then writes its
-     * {@code NAME.reason} beside it. The move is forced to disk (the watched directory synced) before the checkpoint
+     * {@code NAME.reason} beside it, never through a link in the folder's place ({@link NoFollowFolder}). The move is forced to disk (the watched directory synced) before the checkpoint
      * may go ({@link #committedMoved}; the poll takes it off the queue once its files are done): until then the
      * checkpoint says the file is done (when its last record committed), so a crash, or a move that fails, is
      * followed by the move at a later poll with no record again. A crash after the move leaves a checkpoint of a file
