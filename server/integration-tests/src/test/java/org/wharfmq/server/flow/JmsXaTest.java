@@ -18,7 +18,6 @@ import org.wharfmq.jms.WharfConnectionFactory;
 import org.wharfmq.server.TestServer;
 import org.wharfmq.server.WharfServer;
 import org.wharfmq.server.it.LogMessages;
-import org.wharfmq.server.it.Receive;
 
 import javax.jms.Connection;
 import javax.jms.DeliveryMode;
@@ -34,8 +33,6 @@ import java.sql.Statement;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
-import java.util.Objects;
-import java.util.concurrent.TimeUnit;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
@@ -53,11 +50,6 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 class JmsXaTest {
 
     private static final long WAIT_MILLIS = 10_000;
-    /**
-     * How long the recovery scans (every second here) may take to settle a branch: the transaction manager replays a
-     * transaction from its log once two scans have seen it.
-     */
-    private static final long RECOVERY_WAIT_SECONDS = 60;
 
     private static TestArtemis artemis;
 
@@ -219,60 +211,6 @@ class JmsXaTest {
         assertEquals(0, server.server().queueManager().depth("R.MID"), "the put of the rolled-back delivery stayed");
         assertEquals(0, server.server().queueManager().depth("R.BACK"));
         assertEquals(List.of("1 in", "2 out"), rows(), "the rolled-back deliveries' rows stayed");
-    }
-
-    /**
-     * Artemis stopped once it has prepared its branch (the get), before the queue manager's prepare: the transaction
-     * manager decides to commit (every branch prepared), the queue manager's branch commits (the message is on Wharf)
-     * and Artemis's commit fails; its branch stays prepared in Artemis's journal, holding the message, and the first
-     * recovery scan that reaches Artemis once it is back commits it: the message leaves Artemis, once.
-     */
-    @Test
-    void artemisStoppedBetweenItsPrepareAndItsCommitHasItsBranchCommittedByRecoveryOnceBack() throws Exception {
-        try (TestArtemis own = TestArtemis.onFreePort().start()) {
-            Path release = dir.resolve("release");
-            System.setProperty(QueueManagerBranch.PROPERTY, "beforePrepare");
-            System.setProperty(QueueManagerBranch.RELEASE, release.toString());
-            try {
-                startServer(own, 1, "S.IN");
-            } finally {
-                System.clearProperty(QueueManagerBranch.PROPERTY);
-                System.clearProperty(QueueManagerBranch.RELEASE);
-            }
-            flowHost.deploy(() -> FlowDefinition.builder("stopped")
-                    .node("in", JmsInputNode.from("artemis", "jms/S.IN"))
-                    .node("out", OutputNode.queue("S.MID"))
-                    .wire("in", "out", "out")
-                    .build(), 1);
-            MessageConsumer mid = wharfSession.createConsumer(wharfSession.createQueue("S.MID"));
-            try (LogMessages held = LogMessages.of(QueueManagerBranch.class.getName());
-                 LogMessages recovery = LogMessages.of(RecoveryLog.class.getName())) {
-                send(artemisSession, "S.IN", 1);
-                String line = held.poll(WAIT_MILLIS);
-                assertNotNull(line, "the transaction did not reach the queue manager's prepare");
-                assertEquals(1, own.prepared(), "Artemis did not prepare the get");
-                artemisConnection.close();
-                artemisConnection = null;
-                own.stop();
-                Files.createFile(release);
-                Message moved = mid.receive(WAIT_MILLIS);
-                assertNotNull(moved, "the queue manager's branch did not commit");
-                assertEquals(1, moved.getIntProperty("seq"));
-
-                own.start();
-                String committed = "Recovery committed a branch left in doubt in JMS provider 'artemis'";
-                long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(RECOVERY_WAIT_SECONDS);
-                for (String logged = ""; !logged.startsWith(committed); ) {
-                    long left = deadline - System.nanoTime();
-                    assertTrue(left > 0, "recovery did not commit Artemis's branch once Artemis was back");
-                    logged = Objects.requireNonNullElse(recovery.poll(TimeUnit.NANOSECONDS.toMillis(left)), "");
-                }
-            }
-            assertEquals(0, own.prepared(), "a branch left in doubt in Artemis");
-            assertEquals(0, own.messageCount("S.IN"), "the message was left on Artemis");
-            assertTrue(flowHost.undeploy("stopped"));
-            Receive.nothingMore(mid); // not twice on Wharf
-        }
     }
 
     /**
