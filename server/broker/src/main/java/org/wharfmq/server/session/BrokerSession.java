@@ -24,6 +24,7 @@ import org.wharfmq.server.queue.DeadLetters;
 import org.wharfmq.server.queue.LocalQueue;
 import org.wharfmq.server.queue.QueueManager;
 import org.wharfmq.server.queue.QueueNameResolver;
+import org.wharfmq.server.queue.RemoteRoute;
 import org.wharfmq.server.queue.QueuedMessage;
 import org.wharfmq.server.queue.SystemQueues;
 import org.wharfmq.server.security.ConnectionAccess;
@@ -123,6 +124,8 @@ public final class BrokerSession {
      * asks for one. Event loop only.
      */
     private boolean acknowledgementsUnsynced;
+    /** Where the last name this session's producers put to on another queue manager leads, resolved once. */
+    private final RemoteRoute remoteRoute = new RemoteRoute();
     /** The messages an ACK takes off their queues, one list for every ACK (none is kept past its handling). */
     private final List<QueuedMessage> acknowledging = new ArrayList<>();
     /**
@@ -571,7 +574,7 @@ public final class BrokerSession {
                 if (destination == null) {
                     queueManager.queue((WireDestination) null, access.createCheck()); // refuses it, naming why
                 }
-                QueueNameResolver.Resolution resolution = queueManager.resolver().resolve(destination,
+                QueueNameResolver.Resolution resolution = remoteRoute.resolve(queueManager.resolver(), destination,
                         access.createCheck());
                 if (resolution.remote()) {
                     return toTransmissionQueue(content, headers, resolution);
