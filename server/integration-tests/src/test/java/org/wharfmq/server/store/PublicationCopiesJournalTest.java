@@ -55,18 +55,21 @@ class PublicationCopiesJournalTest {
             try (Connection c = connect(server.tcpUrl())) {
                 Session session = c.createSession(false, Session.AUTO_ACKNOWLEDGE);
                 Topic topic = subscribe(session);
-                JournalStatus before = server.management().journal();
                 MessageProducer publisher = session.createProducer(topic); // persistent: each send answered once synced
-                for (int i = 0; i < PUBLISHED; i++) {
-                    BytesMessage m = session.createBytesMessage();
-                    m.writeBytes(new byte[BODY_BYTES]);
+                BytesMessage m = session.createBytesMessage();
+                m.writeBytes(new byte[BODY_BYTES]);
+                // the journal is written in order: once the first publication is answered, the subscriptions' records
+                // (which nobody waits for) are appended too, and the counts from here are the publications' own
+                publisher.send(m);
+                JournalStatus before = server.management().journal();
+                for (int i = 1; i < PUBLISHED; i++) {
                     publisher.send(m);
                 }
                 JournalStatus after = server.management().journal();
-                assertEquals(PUBLISHED, after.records() - before.records(),
-                        "journal records for " + PUBLISHED + " publications to " + SUBSCRIBERS + " subscriptions");
-                assertEquals(PUBLISHED, after.syncs() - before.syncs(),
-                        "syncs for " + PUBLISHED + " publications, each answered before the next");
+                assertEquals(PUBLISHED - 1, after.syncs() - before.syncs(),
+                        "syncs for " + (PUBLISHED - 1) + " publications, each answered before the next");
+                assertEquals(PUBLISHED - 1, after.records() - before.records(),
+                        "journal records for " + (PUBLISHED - 1) + " publications to " + SUBSCRIBERS + " subscriptions");
                 // in a transaction: one record too, effective at its COMMIT (or dropped by its ROLLBACK)
                 Session tx = c.createSession(true, Session.SESSION_TRANSACTED);
                 MessageProducer inTransaction = tx.createProducer(topic);
