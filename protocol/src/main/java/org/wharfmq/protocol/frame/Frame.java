@@ -282,9 +282,13 @@ public sealed interface Frame {
      * the limits it must respect; {@code data} is the mechanism's last message (SCRAM's server-final-message, which
      * the client checks: the server proves it knows the user's key), empty for the others. {@code flags}, an optional
      * trailing int written only when not 0 (so only to a client whose HELLO had flags): {@link #STATUS_SESSION}.
+     * {@code maxConsumerWindowBytes} (protocol version 3), an optional trailing int after {@code flags} (which is then
+     * written even when 0), written only when not 0: the most window in bytes the server grants a consumer or browser
+     * (its maxConsumerWindowBytes), so that a client returns credit by half of the window it was granted, not of the
+     * larger one it asked for; 0: not said (version 2). Negative is malformed.
      */
     record HelloOk(short version, String serverName, String serverVersion, int heartbeatMillis, int maxMessageLength,
-                   String user, byte[] data, int flags) implements FromServer {
+                   String user, byte[] data, int flags, int maxConsumerWindowBytes) implements FromServer {
 
         /**
          * This connection is a status session: the member is a replica of a replicated queue manager, and the
@@ -296,6 +300,19 @@ public sealed interface Frame {
         public HelloOk(short version, String serverName, String serverVersion, int heartbeatMillis,
                        int maxMessageLength, String user, byte[] data) {
             this(version, serverName, serverVersion, heartbeatMillis, maxMessageLength, user, data, 0);
+        }
+
+        /** A HELLO_OK that says no consumer window cap (as version 2 says none). */
+        public HelloOk(short version, String serverName, String serverVersion, int heartbeatMillis,
+                       int maxMessageLength, String user, byte[] data, int flags) {
+            this(version, serverName, serverVersion, heartbeatMillis, maxMessageLength, user, data, flags, 0);
+        }
+
+        public HelloOk {
+            if (maxConsumerWindowBytes < 0) {
+                throw new MalformedFrameException("HELLO_OK maxConsumerWindowBytes " + maxConsumerWindowBytes
+                        + " is negative (0: not said)");
+            }
         }
 
         /** Whether this connection is a status session of a replica. */
@@ -319,21 +336,26 @@ public sealed interface Frame {
             out.writeInt(maxMessageLength);
             WireStrings.write(out, user);
             WireBytes.write(out, data);
-            if (flags != 0) {
+            if (flags != 0 || maxConsumerWindowBytes != 0) {
                 out.writeInt(flags);
+            }
+            if (maxConsumerWindowBytes != 0) {
+                out.writeInt(maxConsumerWindowBytes);
             }
         }
 
         /** Reads the payload {@link #writePayload} wrote. */
         public static HelloOk read(ByteBuf in) {
             return new HelloOk(in.readShort(), WireStrings.read(in), WireStrings.read(in), in.readInt(), in.readInt(),
-                    WireStrings.read(in), WireBytes.read(in), in.isReadable() ? in.readInt() : 0);
+                    WireStrings.read(in), WireBytes.read(in), in.isReadable() ? in.readInt() : 0,
+                    in.isReadable() ? in.readInt() : 0);
         }
 
         @Override
         public boolean equals(Object o) {
             return o instanceof HelloOk h && version == h.version && heartbeatMillis == h.heartbeatMillis
                     && maxMessageLength == h.maxMessageLength && flags == h.flags
+                    && maxConsumerWindowBytes == h.maxConsumerWindowBytes
                     && java.util.Objects.equals(serverName, h.serverName)
                     && java.util.Objects.equals(serverVersion, h.serverVersion) && java.util.Objects.equals(user, h.user)
                     && java.util.Arrays.equals(data, h.data);
@@ -342,7 +364,7 @@ public sealed interface Frame {
         @Override
         public int hashCode() {
             return java.util.Objects.hash(version, serverName, serverVersion, heartbeatMillis, maxMessageLength, user,
-                    flags) * 31 + java.util.Arrays.hashCode(data);
+                    flags, maxConsumerWindowBytes) * 31 + java.util.Arrays.hashCode(data);
         }
 
         @Override

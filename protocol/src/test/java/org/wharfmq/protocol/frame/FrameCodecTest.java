@@ -245,6 +245,27 @@ class FrameCodecTest {
     }
 
     /**
+     * HELLO_OK's maxConsumerWindowBytes (protocol version 3) trails the flags, written (with the flags, 0 or not) only
+     * when not 0, so a HELLO_OK without it writes what version 2 wrote; a negative one is malformed.
+     */
+    @Test
+    void helloOkMaxConsumerWindowBytesTrailsOnlyWhenNotZero() {
+        Frame.HelloOk plain = new Frame.HelloOk(ProtocolVersion.OLDEST, "QM", "1", 0, 1024, "u", new byte[]{1});
+        Frame.HelloOk none = new Frame.HelloOk(ProtocolVersion.OLDEST, "QM", "1", 0, 1024, "u", new byte[]{1}, 0, 0);
+        assertArrayEquals(payload(plain), payload(none));
+        Frame.HelloOk capped = new Frame.HelloOk(ProtocolVersion.CURRENT, "QM", "1", 0, 1024, "u", new byte[]{1}, 0,
+                1 << 20);
+        assertEquals(payload(plain).length + 8, payload(capped).length, "the flags (0) and the cap");
+        assertEquals(capped, roundTrip(capped));
+        Frame.HelloOk both = new Frame.HelloOk(ProtocolVersion.CURRENT, "QM", "1", 0, 1024, "u", new byte[]{1},
+                Frame.HelloOk.STATUS_SESSION, 1 << 20);
+        assertEquals(both, roundTrip(both));
+        MalformedFrameException e = assertThrows(MalformedFrameException.class,
+                () -> new Frame.HelloOk(ProtocolVersion.CURRENT, "QM", "1", 0, 1024, "u", new byte[0], 0, -1));
+        assertTrue(e.getMessage().contains("maxConsumerWindowBytes -1"), e.getMessage());
+    }
+
+    /**
      * CREATE_CONSUMER's windowBytes and CREDIT's settledBytes (protocol version 3) trail only when not 0, so a consumer
      * without a window in bytes writes what version 2 wrote; negative ones are malformed, naming the field.
      */

@@ -38,8 +38,10 @@ public final class ClientConfiguration {
 
     /**
      * How many bytes of consumed messages a consumer's or a browse's credit goes back in, besides
-     * {@link #creditBatch}: half its {@code consumerWindowBytes} (at least 1), so the server refills the window before
-     * it runs dry; no bound for one without a window in bytes (0).
+     * {@link #creditBatch}: half the window in bytes it was granted (at least 1), so the server refills the window
+     * before it runs dry; no bound for one without a window in bytes (0). The window granted is the smaller of its
+     * {@code consumerWindowBytes} and the server's maxConsumerWindowBytes ({@link ConnectedLink#grantedWindowBytes}):
+     * half of a larger window than the server fills would never be consumed, and the consumer would stall.
      */
     public static long creditBatchBytes(int windowBytes) {
         return windowBytes <= 0 ? Long.MAX_VALUE : Math.max(1, windowBytes / 2);

@@ -23,15 +23,18 @@ import org.wharfmq.protocol.frame.Frame;
  * @param statusSession    whether the server made this a replica's status session (HELLO_OK's flag)
  * @param protocolVersion  the protocol version the link speaks: the lower of the client's HELLO's and the server's
  *                         HELLO_OK's
+ * @param maxConsumerWindowBytes the most window in bytes the server grants a consumer or browser (HELLO_OK, version
+ *                         3), 0 when it did not say
  */
 public record ConnectedLink(int generation, FrameLink link, BrokerAddress address, String serverName, int maxMessageLength,
-                     String userName, int heartbeatMillis, boolean statusSession, short protocolVersion) {
+                     String userName, int heartbeatMillis, boolean statusSession, short protocolVersion,
+                     int maxConsumerWindowBytes) {
 
-    /** A link of this build's protocol version ({@link ProtocolVersion#CURRENT}). */
+    /** A link of this build's protocol version ({@link ProtocolVersion#CURRENT}) whose server caps no window. */
     public ConnectedLink(int generation, FrameLink link, BrokerAddress address, String serverName, int maxMessageLength,
                          String userName, int heartbeatMillis, boolean statusSession) {
         this(generation, link, address, serverName, maxMessageLength, userName, heartbeatMillis, statusSession,
-                ProtocolVersion.CURRENT);
+                ProtocolVersion.CURRENT, 0);
     }
 
     /**
@@ -43,7 +46,7 @@ public record ConnectedLink(int generation, FrameLink link, BrokerAddress addres
         return new ConnectedLink(generation, link, address, ok.serverName(), ok.maxMessageLength(),
                 ok.user().isEmpty() ? null : ok.user(),
                 agreedHeartbeat(heartbeatWanted, ok.heartbeatMillis()), ok.statusSession(),
-                (short) Math.min(versionAsked, ok.version()));
+                (short) Math.min(versionAsked, ok.version()), ok.maxConsumerWindowBytes());
     }
 
     /**
@@ -52,6 +55,19 @@ public record ConnectedLink(int generation, FrameLink link, BrokerAddress addres
      */
     public boolean consumerWindowBytes() {
         return protocolVersion >= ProtocolVersion.CONSUMER_WINDOW_BYTES;
+    }
+
+    /**
+     * The window in bytes a consumer that asks for {@code asked} has on this link: none (0) where the link has no
+     * windows in bytes or it asks for none, else the smaller of {@code asked} and the server's cap (HELLO_OK's
+     * maxConsumerWindowBytes), by half of which its credit goes back: half of a window the server never fills would
+     * never be reached, and the consumer would stall.
+     */
+    public int grantedWindowBytes(int asked) {
+        if (!consumerWindowBytes() || asked <= 0) {
+            return 0;
+        }
+        return maxConsumerWindowBytes > 0 ? Math.min(asked, maxConsumerWindowBytes) : asked;
     }
 
     /** The smaller non-zero interval of the two sides; 0 when both are 0. */

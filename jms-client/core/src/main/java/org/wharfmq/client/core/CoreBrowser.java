@@ -65,7 +65,7 @@ public final class CoreBrowser implements DeliveryTarget {
         this.queue = queue;
         this.prefetch = prefetch;
         this.creditBatch = ClientConfiguration.creditBatch(prefetch);
-        this.creditBatchBytes = ClientConfiguration.creditBatchBytes(windowBytes);
+        this.creditBatchBytes = ClientConfiguration.creditBatchBytes(on.grantedWindowBytes(windowBytes));
         this.maxBuffered = ClientConfiguration.maxBuffered(prefetch);
         this.on = on;
     }

@@ -132,8 +132,6 @@ public final class CoreConsumer implements DeliveryTarget {
     private final int id;
     /** Credit is returned in batches of this many consumed deliveries. */
     private final int creditBatch;
-    /** ... or of this many bytes of them, when its link has its window in bytes ({@link #creditBatchBytesOnLink}). */
-    private final long creditBatchBytes;
     /** The most deliveries the buffer holds unread ({@link ClientConfiguration#maxBuffered}): past it the server broke the window. */
     private final int maxBuffered;
     /**
@@ -182,7 +180,10 @@ public final class CoreConsumer implements DeliveryTarget {
     private int unreturnedCredit;
     /** Their bytes (encoded lengths), which that credit settles if its link has a window in bytes; receiving thread. */
     private long unreturnedBytes;
-    /** {@link #creditBatchBytes} on {@link #creditLink}, or none when it has no window in bytes; receiving thread. */
+    /**
+     * Credit also goes back once this many bytes were consumed on {@link #creditLink}: half the window the link grants
+     * ({@link ConnectedLink#grantedWindowBytes}), or no bound when it has no window in bytes; receiving thread.
+     */
     private long creditBatchBytesOnLink;
     /** The delivery of the message {@link #next} handed out last, for {@link #received} or {@link #refused}. */
     private long handedOut;
@@ -200,7 +201,6 @@ public final class CoreConsumer implements DeliveryTarget {
         this.connection = connection;
         this.id = id;
         this.creditBatch = creditBatch;
-        this.creditBatchBytes = ClientConfiguration.creditBatchBytes(spec.windowBytes());
         this.spec = spec;
         this.maxBuffered = ClientConfiguration.maxBuffered(spec.prefetch());
         this.settlement = settlement;
@@ -643,8 +643,9 @@ public final class CoreConsumer implements DeliveryTarget {
 
     /**
      * Counts the delivery last taken, of {@code bytes} (its message's encoded length), as consumed: CLOSE_CONSUMER
-     * position, and credit, returned at once in batches of {@link #creditBatch} deliveries or {@link #creditBatchBytes}
-     * bytes, whichever comes first; the bytes are settled with it when the link has the window in bytes.
+     * position, and credit, returned at once in batches of {@link #creditBatch} deliveries or
+     * {@link #creditBatchBytesOnLink} bytes, whichever comes first; the bytes are settled with it when the link has the
+     * window in bytes.
      */
     void consumed(long deliveryId, int bytes) {
         ConnectedLink on = takenLink;
@@ -653,7 +654,7 @@ public final class CoreConsumer implements DeliveryTarget {
             creditLink = on; // created again on a new link with its whole window: nothing is owed
             unreturnedCredit = 0;
             unreturnedBytes = 0;
-            creditBatchBytesOnLink = windowBytesOn(on) > 0 ? creditBatchBytes : Long.MAX_VALUE;
+            creditBatchBytesOnLink = ClientConfiguration.creditBatchBytes(on.grantedWindowBytes(spec.windowBytes()));
         }
         unreturnedBytes += bytes;
         if ((++unreturnedCredit >= creditBatch || unreturnedBytes >= creditBatchBytesOnLink) && !closed) {

@@ -338,7 +338,8 @@ final class HandshakeHandler extends ChannelInboundHandlerAdapter {
             ServerConfig config = context.config();
             int heartbeat = agreedHeartbeat(hello.heartbeatMillis(), config.heartbeatMillis());
             ctx.writeAndFlush(new Frame.HelloOk(hello.version(), config.name(), context.serverVersion(), heartbeat,
-                    config.maxMessageLength(), identity.user(), lastMessage, context.admission().helloOkFlags()),
+                    config.maxMessageLength(), identity.user(), lastMessage, context.admission().helloOkFlags(),
+                    hello.version() >= ProtocolVersion.CONSUMER_WINDOW_BYTES ? config.maxConsumerWindowBytes() : 0),
                     ctx.voidPromise());
             if (heartbeat > 0) {
                 ctx.pipeline().addBefore(ctx.name(), "heartbeat", new HeartbeatHandler(heartbeat, hello.clientName()));

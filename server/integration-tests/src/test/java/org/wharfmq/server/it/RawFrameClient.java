@@ -67,7 +67,12 @@ final class RawFrameClient implements AutoCloseable {
 
     /** Sends HELLO (no heartbeat) and asserts HELLO_OK comes back. */
     Frame.HelloOk handshake() throws IOException {
-        send(new Frame.Hello(ProtocolVersion.CURRENT, "raw-frame-it", 0));
+        return handshake(ProtocolVersion.CURRENT);
+    }
+
+    /** Sends HELLO of protocol {@code version} (no heartbeat), anonymously, and asserts HELLO_OK comes back. */
+    Frame.HelloOk handshake(short version) throws IOException {
+        send(new Frame.Hello(version, "raw-frame-it", 0));
         assertInstanceOf(Frame.AuthMechanisms.class, nextFrame(), "answer to HELLO");
         send(new Frame.Auth(org.wharfmq.protocol.auth.Mechanisms.ANONYMOUS, new byte[0]));
         return assertInstanceOf(Frame.HelloOk.class, nextFrame(), "answer to AUTH");
