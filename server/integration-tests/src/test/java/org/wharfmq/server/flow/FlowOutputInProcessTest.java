@@ -191,11 +191,11 @@ class FlowOutputInProcessTest {
                 assertEquals(2, committed.getIntProperty("attempt"), "the first delivery's was rolled back");
                 assertEquals(DeliveryMode.PERSISTENT, committed.getJMSDeliveryMode());
                 flowHost[0].undeploy("TXNOW"); // the reader has closed: nothing more comes
-                Management management = test.server().management();
-                assertEquals(0, management.queue("TXNOW.IN").depth());
-                assertEquals(0, management.queue("TXNOW.TX").depth(), "one output in the transaction");
-                assertEquals(0, management.queue("TXNOW.NOW").depth(), "two outside it");
-            }
+            } // the close answered: what the test's consumers received is acknowledged
+            Management management = test.server().management();
+            assertEquals(0, management.queue("TXNOW.IN").depth());
+            assertEquals(0, management.queue("TXNOW.TX").depth(), "one output in the transaction");
+            assertEquals(0, management.queue("TXNOW.NOW").depth(), "two outside it");
         }
     }
 }
