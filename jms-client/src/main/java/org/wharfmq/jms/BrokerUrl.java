@@ -32,8 +32,8 @@ import java.util.TreeSet;
  * @param text                 the URL as given
  * @param addresses            where to connect, in the order tried (at least one)
  * @param prefetch             consumer window: messages the server may send a consumer ahead of the application
- * @param consumerWindowBytes  consumer window in bytes: bytes of messages the server may send a consumer ahead of the
- *                             application, besides the prefetch count; 0 = the count alone
+ * @param consumerWindowBytes  consumer window in bytes: bytes of messages the server may send a consumer (or show a
+ *                             browse) ahead of the application, besides the prefetch count; 0 = the count alone
  * @param heartbeatMillis      requested heartbeat interval, 0 = none from this side
  * @param connectTimeoutMillis bound on connecting and on the HELLO handshake
  * @param requestTimeoutMillis bound on waiting for the answer to any request

@@ -32,8 +32,9 @@ import java.util.LinkedHashMap;
  *       ahead of the application, besides the prefetch count: whichever is reached first bounds it (default 8388608,
  *       8 MiB: messages of up to about 8 KB keep the whole prefetch window, large ones are bounded by bytes); a
  *       consumer is always sent at least one message, whatever its size; 0 = the prefetch count alone. The server caps
- *       it at its maxConsumerWindowBytes; a server before protocol version 3 bounds by the count alone. Also
- *       {@link #setConsumerWindowBytes}.</li>
+ *       it at its maxConsumerWindowBytes; a server before protocol version 3 bounds by the count alone. A
+ *       QueueBrowser's enumeration is bounded the same way (a version 3 server holds one of 0 to its
+ *       maxConsumerWindowBytes). Also {@link #setConsumerWindowBytes}.</li>
  *   <li>{@code heartbeat} — heartbeat interval in ms, 0 = none from this side (default 10000)</li>
  *   <li>{@code connectTimeout} — ms for connecting and the handshake (default 10000)</li>
  *   <li>{@code requestTimeout} — ms to wait for any answer from the server (default 30000)</li>
@@ -189,8 +190,9 @@ public class WharfConnectionFactory implements ConnectionFactory, QueueConnectio
     }
 
     /**
-     * Sets the bytes of messages the server may push to each consumer ahead of the application, besides the prefetch
-     * count (option {@code consumerWindowBytes}; default {@value ClientConfiguration#DEFAULT_CONSUMER_WINDOW_BYTES};
+     * Sets the bytes of messages the server may push to each consumer, and show each browse, ahead of the
+     * application, besides the prefetch count (option {@code consumerWindowBytes}; default
+     * {@value ClientConfiguration#DEFAULT_CONSUMER_WINDOW_BYTES};
      * 0 = the prefetch count alone), for the connections it creates from then on.
      *
      * @throws IllegalArgumentException when {@code bytes} is negative

@@ -80,7 +80,8 @@ public final class WharfQueueBrowser implements QueueBrowser {
         checkOpen();
         WharfConnection connection = session.connection();
         try {
-            Cursor cursor = new Cursor(CoreBrowser.open(session.core(), wire, selector));
+            Cursor cursor = new Cursor(CoreBrowser.open(session.core(), wire, selector,
+                    connection.url().consumerWindowBytes()));
             open.add(cursor);
             return cursor;
         } catch (ClientException e) {

@@ -22,6 +22,7 @@ import java.time.Duration;
 import java.time.ZoneOffset;
 import java.time.ZonedDateTime;
 import java.time.format.DateTimeFormatter;
+import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -70,6 +71,8 @@ public final class FileOutputNode extends Node implements FileNode {
 
     private static final DateTimeFormatter TIMESTAMP = DateTimeFormatter.ofPattern("yyyyMMdd-HHmmssSSS");
     private static final String PART = ".part";
+    /** How much of a file a crash left is read at a time, backwards, to find its last delimiter. */
+    private static final int LEFT_BLOCK_BYTES = 64 * 1024;
 
     private final Path directory;
     private String name = "out-{seq}";
@@ -371,27 +374,36 @@ public final class FileOutputNode extends Node implements FileNode {
             // not through a link put in its place since it was looked at
             try (FileChannel left = FileChannel.open(file, StandardOpenOption.READ, StandardOpenOption.WRITE,
                     LinkOption.NOFOLLOW_LINKS)) {
-                ByteBuffer content = ByteBuffer.allocate(Math.toIntExact(left.size()));
-                int read = 0;
-                while (content.hasRemaining() && read >= 0) {
-                    read = left.read(content);
-                }
-                left.truncate(lastDelimiterEnd(content.array()));
+                left.truncate(lastDelimiterEnd(left));
                 left.force(true);
             }
         }
         rename(file);
     }
 
-    private long lastDelimiterEnd(byte[] content) {
-        for (int end = content.length; end >= delimiter.length; end--) {
-            boolean match = true;
-            for (int i = 0; i < delimiter.length && match; i++) {
-                match = content[end - delimiter.length + i] == delimiter[i];
+    /**
+     * Where the file's last delimiter ends (0 when it has none), read backwards a block at a time: a file left by a
+     * crash can be of any size (no maxBytes), larger than the heap or than an array.
+     */
+    private long lastDelimiterEnd(FileChannel file) throws IOException {
+        ByteBuffer window = ByteBuffer.allocate(LEFT_BLOCK_BYTES + delimiter.length - 1);
+        byte[] bytes = window.array();
+        long end = file.size();
+        while (end >= delimiter.length) {
+            long start = Math.max(0, end - window.capacity());
+            window.clear().limit(Math.toIntExact(end - start));
+            while (window.hasRemaining() && file.read(window, start + window.position()) >= 0) {
+                // reads the window whole
             }
-            if (match) {
-                return end;
+            for (int at = window.position(); at >= delimiter.length; at--) {
+                if (Arrays.equals(bytes, at - delimiter.length, at, delimiter, 0, delimiter.length)) {
+                    return start + at;
+                }
             }
+            if (start == 0) {
+                return 0;
+            }
+            end = start + delimiter.length - 1; // the next window overlaps: a delimiter across the two is found
         }
         return 0;
     }

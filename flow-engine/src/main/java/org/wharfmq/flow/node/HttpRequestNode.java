@@ -18,6 +18,7 @@ import java.net.http.HttpClient;
 import java.net.http.HttpConnectTimeoutException;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
+import java.net.http.HttpTimeoutException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.security.GeneralSecurityException;
@@ -29,6 +30,10 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
+import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.ScheduledThreadPoolExecutor;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 
 /**
  * Calls an HTTP service with the message, as App Connect's HTTP Request node: the body goes out as the message's
@@ -78,6 +83,10 @@ public final class HttpRequestNode extends Node {
     private static final Set<String> IDEMPOTENT = Set.of("GET", "HEAD", "PUT", "DELETE", "OPTIONS", "TRACE");
     private static final Set<String> NO_BODY = Set.of("GET", "HEAD");
     private static final Set<Integer> RETRIED_STATUSES = Set.of(502, 503, 504);
+    /** A body read's outcome: still reading, read whole, or cut off by its deadline. */
+    private static final int READING = 0;
+    private static final int READ = 1;
+    private static final int CUT = 2;
 
     private final String method;
     private final URI uri;
@@ -96,6 +105,11 @@ public final class HttpRequestNode extends Node {
     private int maxResponseBytes = DEFAULT_MAX_RESPONSE_BYTES;
     /** Made by {@link #validate()} when the flow is built; read-only after. */
     private HttpClient client;
+    /**
+     * Cuts off the bodies that do not arrive in time (closes their streams); made by {@link #validate()}, its thread
+     * ends when no body is being read.
+     */
+    private ScheduledThreadPoolExecutor bodyDeadlines;
 
     private HttpRequestNode(String method, String url) {
         super("HTTPRequest", List.of("in"), List.of("out", "failure"));
@@ -144,7 +158,10 @@ public final class HttpRequestNode extends Node {
         return this;
     }
 
-    /** Sets how long the response's headers may take to arrive, per attempt (default 60 s). */
+    /**
+     * Sets how long the response's headers may take to arrive, per attempt (default 60 s), and then its body as long
+     * again: a service that stops sending in the middle of a body does not hold the flow's instance.
+     */
     public HttpRequestNode requestTimeout(Duration timeout) {
         this.requestTimeout = timeout;
         return this;
@@ -254,6 +271,14 @@ public final class HttpRequestNode extends Node {
             builder.sslContext(sslContext(trustStore, trustStorePassword));
         }
         client = builder.build();
+        bodyDeadlines = new ScheduledThreadPoolExecutor(1, task -> {
+            Thread thread = new Thread(task, "wharf-http-request-deadlines-" + name());
+            thread.setDaemon(true);
+            return thread;
+        });
+        bodyDeadlines.setKeepAliveTime(requestTimeout.toMillis() + 1000, TimeUnit.MILLISECONDS);
+        bodyDeadlines.allowCoreThreadTimeOut(true);
+        bodyDeadlines.setRemoveOnCancelPolicy(true);
     }
 
     @Override
@@ -338,8 +363,24 @@ public final class HttpRequestNode extends Node {
         return request.build();
     }
 
+    /**
+     * Reads the response body, up to {@code maxResponseBytes}, within {@code requestTimeout}: past it the body's stream
+     * is closed under the read, which fails. A stream closed that way ends as a whole body does, so whether the
+     * deadline cut it is decided once, by whichever of the read and the deadline ends first.
+     */
     private byte[] read(HttpResponse<InputStream> response, URI target) throws IOException {
-        try (InputStream in = response.body()) {
+        InputStream in = response.body();
+        AtomicInteger outcome = new AtomicInteger(READING);
+        ScheduledFuture<?> deadline = bodyDeadlines.schedule(() -> {
+            if (outcome.compareAndSet(READING, CUT)) {
+                try {
+                    in.close();
+                } catch (IOException alreadyFailed) {
+                    // the read fails either way
+                }
+            }
+        }, requestTimeout.toNanos(), TimeUnit.NANOSECONDS);
+        try (in) {
             long declared = response.headers().firstValueAsLong("Content-Length").orElse(-1);
             if (declared > maxResponseBytes) {
                 throw tooLarge(target, declared);
@@ -348,8 +389,28 @@ public final class HttpRequestNode extends Node {
             if (in.read() != -1) {
                 throw tooLarge(target, -1);
             }
-            return body;
+            if (outcome.compareAndSet(READING, READ)) {
+                return body;
+            }
+        } catch (IOException e) {
+            if (!outcome.compareAndSet(READING, READ)) {
+                throw cut(target, e);
+            }
+            throw e;
+        } finally {
+            deadline.cancel(false);
         }
+        throw cut(target, null);
+    }
+
+    private HttpTimeoutException cut(URI target, IOException cause) {
+        HttpTimeoutException e = new HttpTimeoutException("The response body from " + method + " " + target
+                + " timed out: it did not arrive within the node's requestTimeout (" + requestTimeout.toMillis()
+                + " ms) after its headers. Raise requestTimeout if the service sends its responses that slowly.");
+        if (cause != null) {
+            e.initCause(cause);
+        }
+        return e;
     }
 
     private IOException tooLarge(URI target, long declared) {

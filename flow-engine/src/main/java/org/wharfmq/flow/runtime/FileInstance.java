@@ -18,14 +18,12 @@ import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.nio.channels.Channels;
 import java.nio.channels.FileChannel;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.DirectoryStream;
 import java.nio.file.FileSystems;
 import java.nio.file.Files;
 import java.nio.file.LinkOption;
 import java.nio.file.Path;
 import java.nio.file.PathMatcher;
-import java.nio.file.StandardCopyOption;
 import java.nio.file.StandardOpenOption;
 import java.nio.file.attribute.BasicFileAttributes;
 import java.sql.SQLException;
@@ -413,7 +411,7 @@ final class FileInstance extends InputReader {
 
     /**
      * Moves a done file to the archive folder, or a failed one to the backout folder and then writes its
-     * {@code NAME.reason} beside it. The move is forced to disk (the watched directory synced) before the checkpoint
+     * {@code NAME.reason} beside it, never through a link in the folder's place ({@link NoFollowFolder}). The move is forced to disk (the watched directory synced) before the checkpoint
      * may go ({@link #committedMoved}; the poll takes it off the queue once its files are done): until then the
      * checkpoint says the file is done (when its last record committed), so a crash, or a move that fails, is
      * followed by the move at a later poll with no record again. A crash after the move leaves a checkpoint of a file
@@ -423,33 +421,24 @@ final class FileInstance extends InputReader {
     private void finish(Path file, String failure) throws IOException, JMSException {
         Path folder = failure == null ? input.archiveFolder() : input.backoutFolder();
         String name = file.getFileName().toString();
-        Path target = folder.resolve(name);
-        if (Files.exists(target, LinkOption.NOFOLLOW_LINKS)) {
-            target = folder.resolve(name + "." + System.currentTimeMillis());
-        }
-        try {
-            Files.move(file, target, StandardCopyOption.ATOMIC_MOVE);
+        try (NoFollowFolder target = NoFollowFolder.open(folder, "Flow '" + flow.name() + "' " + input)) {
+            Path moved = target.moveIn(file);
             forceDirectory(input.directory());
+            unqueued = null;
+            if (failure != null) {
+                // after the move, and whole (written aside, then renamed): whoever sees the reason finds the file there
+                target.write(moved.getFileName() + ".reason", "Flow '" + flow.name() + "' " + input + " could not "
+                        + "process " + file.toAbsolutePath() + ": " + failure + "\n");
+                LOG.log(System.Logger.Level.WARNING, "Flow '" + flow.name() + "' moved " + name + " to " + moved
+                        + ": " + failure);
+            }
         } catch (IOException | RuntimeException e) {
-            if (unqueued != null) { // now the checkpoint must say the file is done
+            if (unqueued != null) { // not moved: now the checkpoint must say the file is done
                 checkpoints.replace(unqueued);
                 transacted.commit();
                 unqueued = null;
             }
             throw e;
-        }
-        unqueued = null;
-        if (failure != null) {
-            // after the move, and whole (written aside, then renamed): whoever sees the reason finds the file there
-            Path reason = target.resolveSibling(target.getFileName() + ".reason");
-            Path aside = target.resolveSibling(target.getFileName() + ".reason.part");
-            Files.deleteIfExists(aside); // made anew: a link of that name (the folder may be others') is not followed
-            Files.writeString(aside, "Flow '" + flow.name() + "' " + input + " could not process "
-                    + file.toAbsolutePath() + ": " + failure + "\n", StandardCharsets.UTF_8,
-                    StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE);
-            Files.move(aside, reason, StandardCopyOption.ATOMIC_MOVE);
-            LOG.log(System.Logger.Level.WARNING, "Flow '" + flow.name() + "' moved " + name + " to " + target
-                    + ": " + failure);
         }
         committedMoved = committed != null;
     }

@@ -123,7 +123,7 @@ abstract class InputReader implements Runnable {
         xaSession = coordination.enlisting().apply(session.getXAResource());
         Session plain = connection.createSession(false, Session.AUTO_ACKNOWLEDGE);
         plainSends = flow.plainSends().open(flow.name(), plain);
-        invocation = new Invocation(flow, transacted, plain, database, coordination.transactions());
+        invocation = new Invocation(flow, transacted, plain, database, coordination.transactions(), xaSession);
         return plain;
     }
 
@@ -137,6 +137,9 @@ abstract class InputReader implements Runnable {
     final void deadLetterAsItCame(Message message, String from, Exception cause) throws JMSException {
         LOG.log(System.Logger.Level.ERROR, "Flow '" + flow.name() + "' cannot read message " + message.getJMSMessageID()
                 + from + "; moving it as it is to " + RunningFlow.DEAD_LETTER_QUEUE + ": " + cause);
+        if (coordination != null) {
+            invocation.joinWharf();
+        }
         MessageProducer producer = transacted.createProducer(null);
         try {
             producer.send(invocation.queue(RunningFlow.DEAD_LETTER_QUEUE), message);

@@ -53,7 +53,9 @@ import java.util.Map;
  * <p>A coordinated invocation ({@link XaCoordination}) runs in a transaction of the flow host's transaction manager,
  * begun before the message is read ({@link #begin}), with the instance's XA session and the XA data sources'
  * connections enlisted: the manager commits them together (two-phase when the database took part) or rolls them
- * back together.
+ * back together. Its transactional sends to an {@code xa: true} JMS provider go on an XA session of that provider,
+ * enlisted at the first send of each transaction, and so commit with them; a reader of such a provider begins the
+ * transaction with the provider's session, and enlists Wharf's at the first send to Wharf ({@link #joinWharf}).
  */
 final class Invocation implements FlowContext {
 
@@ -70,6 +72,10 @@ final class Invocation implements FlowContext {
     private final DatabaseWork database;
     /** The transaction manager of a coordinated instance, or null. */
     private final TransactionManager coordinator;
+    /** The resource of Wharf's XA session ({@code transacted}) of a coordinated instance, or null. */
+    private final XAResource wharfResource;
+    /** Whether {@link #wharfResource} is enlisted in the transaction on the thread. */
+    private boolean wharfEnlisted;
     private final Map<String, Destination> queues = new HashMap<>();
     private final Map<String, Destination> topics = new HashMap<>();
     /** The connections to other JMS providers of this invocation's JMSOutput nodes, by provider, opened on first use. */
@@ -98,14 +104,18 @@ final class Invocation implements FlowContext {
     private long childCpu;
 
     Invocation(RunningFlow flow, Session transacted, Session plain, DatabaseWork database) throws JMSException {
-        this(flow, transacted, plain, database, null);
+        this(flow, transacted, plain, database, null, null);
     }
 
-    /** @param coordinator the transaction manager of a coordinated instance ({@code transacted} is its XA session) */
+    /**
+     * @param coordinator   the transaction manager of a coordinated instance ({@code transacted} is its XA session)
+     * @param wharfResource the resource of that XA session, as the instance enlists it
+     */
     Invocation(RunningFlow flow, Session transacted, Session plain, DatabaseWork database,
-               TransactionManager coordinator) throws JMSException {
+               TransactionManager coordinator, XAResource wharfResource) throws JMSException {
         this.flow = flow;
         this.coordinator = coordinator;
+        this.wharfResource = wharfResource;
         this.definition = flow.definition();
         this.statistics = flow.statistics();
         this.transacted = transacted;
@@ -179,19 +189,57 @@ final class Invocation implements FlowContext {
     }
 
     /**
-     * Begins a coordinated invocation's transaction and enlists the instance's XA session in it, before the message is
-     * read (what the session consumes in it is settled by it). A transaction left on the thread by a failure that
-     * ended no invocation is rolled back first.
+     * Begins a coordinated invocation's transaction and enlists the session it reads with in it (Wharf's XA session,
+     * or an {@code xa: true} provider's), before the message is read (what the session consumes in it is settled by
+     * it). A transaction left on the thread by a failure that ended no invocation is rolled back first.
      */
     void begin(XAResource session) throws JMSException {
         try {
             if (coordinator.getStatus() != Status.STATUS_NO_TRANSACTION) {
                 abandon();
             }
+            ended();
             coordinator.begin();
-            coordinator.getTransaction().enlistResource(session);
-        } catch (NotSupportedException | SystemException | RollbackException | RuntimeException e) {
+        } catch (NotSupportedException | SystemException | RuntimeException e) {
             throw jmsException("cannot begin its transaction", e);
+        }
+        enlist(session);
+        wharfEnlisted = session == wharfResource;
+    }
+
+    /** Enlists a resource in the transaction on the thread. */
+    private void enlist(XAResource resource) throws JMSException {
+        try {
+            if (!coordinator.getTransaction().enlistResource(resource)) {
+                throw new JMSException("Flow '" + definition.name() + "': the transaction manager refused to enlist "
+                        + resource + " in the invocation's transaction");
+            }
+        } catch (SystemException | RollbackException | RuntimeException e) {
+            throw jmsException("cannot enlist " + resource + " in its transaction", e);
+        }
+    }
+
+    /**
+     * Enlists Wharf's XA session in a coordinated invocation's transaction, if it is not yet (an invocation that read
+     * from another provider's XA session, before its first transactional send to Wharf).
+     */
+    void joinWharf() throws JMSException {
+        if (!wharfEnlisted) {
+            enlist(wharfResource);
+            wharfEnlisted = true;
+        }
+    }
+
+    /** Forgets the resources of the transaction that ended: the next enlists them again. */
+    private void ended() {
+        wharfEnlisted = false;
+        for (ProviderLink link : links.values()) {
+            if (link.xa()) {
+                link.transactedWork = false;
+            }
+        }
+        if (inputLink != null && inputLink.xa()) {
+            inputLink.transactedWork = false;
         }
     }
 
@@ -232,7 +280,7 @@ final class Invocation implements FlowContext {
         writeFileRecords();
         database.commit();
         for (ProviderLink link : links.values()) {
-            if (link.transactedWork) {
+            if (link.transactedWork && !link.xa()) {
                 link.commit();
             }
         }
@@ -300,6 +348,7 @@ final class Invocation implements FlowContext {
     }
 
     private void commitCoordinated() throws JMSException {
+        ended();
         try {
             coordinator.commit();
         } catch (RollbackException e) {
@@ -322,7 +371,7 @@ final class Invocation implements FlowContext {
         database.rollback();
         for (Iterator<ProviderLink> i = links.values().iterator(); i.hasNext(); ) {
             ProviderLink link = i.next();
-            if (link.transactedWork) {
+            if (link.transactedWork && !link.xa()) {
                 try {
                     link.rollback();
                 } catch (JMSException | RuntimeException e) { // a broken connection: its transaction is gone with it
@@ -332,6 +381,7 @@ final class Invocation implements FlowContext {
             }
         }
         if (coordinator != null) {
+            ended();
             try {
                 if (coordinator.getStatus() != Status.STATUS_NO_TRANSACTION) {
                     coordinator.rollback();
@@ -496,6 +546,9 @@ final class Invocation implements FlowContext {
             checkCaller(destination);
         }
         boolean inTransaction = mode == TransactionMode.YES || (mode == TransactionMode.AUTOMATIC && transactional);
+        if (inTransaction && coordinator != null) {
+            joinWharf();
+        }
         Session session = inTransaction ? transacted : plain;
         FlowMessage message = assembly.message();
         Message jms = JmsMessages.write(session, message, flow.bodies());
@@ -522,11 +575,14 @@ final class Invocation implements FlowContext {
                 throw new IllegalArgumentException(RunningFlow.unknownProvider(definition.name(), provider,
                         flow.jmsProviders()));
             }
-            link = ProviderLink.open(configured);
+            link = ProviderLink.open(configured, coordinator != null && configured.xa());
             links.put(provider, link);
         }
         try {
             link.checkAlive();
+            if (inTransaction && link.xa() && !link.transactedWork) {
+                enlist(link.xaResource); // its transacted work is this transaction's from here on
+            }
             link.send(destination, assembly.message(), inTransaction);
         } catch (JMSException | RuntimeException e) {
             // the connection may be broken: the next send opens a new one (closing rolls back what it had not

@@ -31,6 +31,17 @@ import java.sql.SQLException;
  * to the failure terminal if wired, else to Wharf's dead-letter queue (with its ExceptionList), in a transaction of
  * its own, before the provider's session commits. Non-transactional (NO): the message is acknowledged when read,
  * and a failure sends it down the backout path at once.
+ *
+ * <h2>Coordinated</h2>
+ * A transactional reader of an {@code xa: true} provider in a coordinated flow ({@link XaCoordination}) reads with an
+ * XA session of the provider and connects to Wharf with an XA connection: each invocation is one transaction of the
+ * transaction manager, begun with the provider's session enlisted before each read, Wharf's session joining at the
+ * invocation's first send to Wharf, and the XA data sources' connections at their first statement. The get, the
+ * sends and the database work commit or roll back together, across a crash too (recovery settles the branches left in
+ * doubt): there is no window. A read that finds no message within {@link FlowConfiguration#POLL_MILLIS} rolls its
+ * empty transaction back. Since a rolled-back invocation gives its message back to the provider, the backout path
+ * tries one stage per delivery (the failure terminal, then the dead-letter queue on the next delivery), as a
+ * coordinated reader of a Wharf queue does.
  */
 final class JmsInputReader extends InputReader {
 
@@ -39,15 +50,24 @@ final class JmsInputReader extends InputReader {
     private final JmsInputNode input;
     private final JmsProvider provider;
     private final boolean transactional;
+    /** Whether its invocations are XA transactions with the provider's get in them. */
+    private final boolean coordinated;
     private ProviderLink link;
     private MessageConsumer consumer;
 
     JmsInputReader(RunningFlow flow, JmsInputNode input, JmsProvider provider, ConnectionFactory connectionFactory) {
-        super(flow, connectionFactory, input.transactionMode() == TransactionMode.YES);
+        super(flow, connectionFactory, input.transactionMode() == TransactionMode.YES,
+                coordination(flow, input, provider));
         this.input = input;
         this.provider = provider;
         this.transactional = input.transactionMode() == TransactionMode.YES;
+        this.coordinated = coordination != null;
         database.keepWhileBusy();
+    }
+
+    /** A transactional reader of an XA provider in a coordinated flow runs coordinated; any other does not. */
+    private static XaCoordination coordination(RunningFlow flow, JmsInputNode input, JmsProvider provider) {
+        return input.transactionMode() == TransactionMode.YES && provider.xa() ? flow.coordination() : null;
     }
 
     @Override
@@ -64,7 +84,7 @@ final class JmsInputReader extends InputReader {
     @Override
     void open() throws JMSException {
         openWharf(false);
-        link = ProviderLink.open(provider);
+        link = ProviderLink.open(provider, coordinated);
         Session session = transactional ? link.transacted : link.plain;
         consumer = session.createConsumer(link.destination(input.destination()), input.selector());
         link.start();
@@ -83,10 +103,16 @@ final class JmsInputReader extends InputReader {
     void work() throws JMSException {
         while (flow.isRunning()) {
             link.checkAlive();
+            if (coordinated) {
+                invocation.begin(link.xaResource);
+            }
             Message message = consumer.receive(FlowConfiguration.POLL_MILLIS);
             if (message != null) {
                 process(message);
             } else {
+                if (coordinated) {
+                    invocation.rollback(); // the empty transaction
+                }
                 database.idle(); // the connections kept while messages came go back to their pools
             }
         }
@@ -107,7 +133,7 @@ final class JmsInputReader extends InputReader {
         if (transactional && deliveryCount > input.backoutThreshold()) {
             ExceptionList list = flow.takeFailure(message.getJMSMessageID(), input, input.backoutThreshold(),
                     deliveryCount);
-            backOut(assembly, list);
+            backOut(assembly, list, deliveryCount - input.backoutThreshold() - 1);
             return;
         }
         invocation.reset(transactional);
@@ -126,9 +152,12 @@ final class JmsInputReader extends InputReader {
         acknowledge();
     }
 
-    /** Takes the message off the provider: the last commit (see the class comment for the window before it). */
+    /**
+     * Takes the message off the provider: the last commit (see the class comment for the window before it); a
+     * coordinated reader's get committed with its transaction.
+     */
     private void acknowledge() throws JMSException {
-        if (transactional) {
+        if (transactional && !coordinated) {
             link.commit();
         }
     }
@@ -142,12 +171,14 @@ final class JmsInputReader extends InputReader {
             LOG.log(System.Logger.Level.DEBUG, () -> "Flow '" + flow.name() + "' rolled back message "
                     + assembly.message().messageId() + " of " + provider.describe() + ": " + list.render());
             flow.rememberFailure(assembly.message().messageId(), list);
-            link.rollback(); // the provider delivers it again
+            if (!coordinated) {
+                link.rollback(); // the provider delivers it again (coordinated: rolled back with the transaction)
+            }
         } else {
             LOG.log(System.Logger.Level.WARNING, "Flow '" + flow.name() + "' failed on non-transactional message "
                     + assembly.message().messageId() + " of " + provider.describe() + ", backing it out: "
                     + list.render());
-            backOut(assembly, list);
+            backOut(assembly, list, 0);
         }
     }
 
@@ -155,11 +186,17 @@ final class JmsInputReader extends InputReader {
      * The backout path: the failure terminal if wired, else (or when it fails too) Wharf's dead-letter queue, each
      * in a transaction of its own; then the message is taken off the provider. When neither takes it, a transactional
      * message is rolled back onto the provider (it comes again); a non-transactional one is lost, and the log says so.
+     * A coordinated reader tries one stage per delivery, from {@code stage} on: its rollback gives the message back to
+     * the provider, and the next delivery tries the next stage.
      */
-    private void backOut(MessageAssembly assembly, ExceptionList list) throws JMSException {
+    private void backOut(MessageAssembly assembly, ExceptionList list, int stage) throws JMSException {
         ExceptionList failures = list;
         boolean toFailureTerminal = !flow.definition().targets(input, "failure").isEmpty();
-        for (boolean terminal : toFailureTerminal ? new boolean[] {true, false} : new boolean[] {false}) {
+        boolean[] stages = toFailureTerminal ? new boolean[] {true, false} : new boolean[] {false};
+        if (coordinated) {
+            stages = new boolean[] {stages[Math.min(stage, stages.length - 1)]};
+        }
+        for (boolean terminal : stages) {
             invocation.reset(transactional);
             try {
                 if (terminal) {
@@ -190,7 +227,9 @@ final class JmsInputReader extends InputReader {
         }
         if (transactional) {
             flow.rememberFailure(assembly.message().messageId(), failures);
-            link.rollback();
+            if (!coordinated) {
+                link.rollback();
+            }
         } else {
             LOG.log(System.Logger.Level.ERROR, "Flow '" + flow.name() + "' lost non-transactional message "
                     + assembly.message().messageId() + " of " + provider.describe() + ": no backout stage took it.");

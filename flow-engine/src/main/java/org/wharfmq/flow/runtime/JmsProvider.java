@@ -1,6 +1,11 @@
 package org.wharfmq.flow.runtime;
 
+import javax.jms.ConnectionFactory;
+import javax.jms.JMSException;
+import javax.jms.XAConnectionFactory;
 import javax.naming.Context;
+import javax.naming.InitialContext;
+import javax.naming.NamingException;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Properties;
@@ -9,8 +14,9 @@ import java.util.Properties;
  * Another JMS provider a flow's JMSInput and JMSOutput nodes use (setting {@code jmsProviders:}; docs/flows.md,
  * "Other JMS providers"): the JNDI environment that finds its connection factory and destinations (what a
  * {@code jndi.properties} file would say: the initial context factory, the provider URL, and whatever else the
- * provider's JNDI reads), the JNDI name of the connection factory, and the user to connect as. The provider's
- * client jars must be on the server's class path.
+ * provider's JNDI reads), the JNDI name of the connection factory, the user to connect as, and whether its
+ * connection factory takes part in the flows' XA transactions ({@code xa}). The provider's client jars must be on the
+ * server's class path.
  *
  * @param name              the name nodes give ({@code JmsInputNode.from(name, ...)})
  * @param jndi              the JNDI environment ({@code java.naming.factory.initial}, {@code java.naming.provider.url},
@@ -18,9 +24,12 @@ import java.util.Properties;
  * @param connectionFactory the JNDI name of the connection factory
  * @param user              the user to connect as, or null: the connection factory's default
  * @param password          the password of {@code user}; never shown by {@link #toString()}
+ * @param xa                whether a coordinated flow's transactional gets and sends on it join the flow's XA
+ *                          transaction (docs/flows.md, "Coordinated transactions"): its connection factory must be a
+ *                          {@link XAConnectionFactory}
  */
 public record JmsProvider(String name, Map<String, String> jndi, String connectionFactory, String user,
-                          String password) {
+                          String password, boolean xa) {
 
     /** The JNDI name of the connection factory when none is given: {@value} (Artemis's and ActiveMQ Classic's). */
     public static final String DEFAULT_CONNECTION_FACTORY = "ConnectionFactory";
@@ -32,6 +41,16 @@ public record JmsProvider(String name, Map<String, String> jndi, String connecti
         if (connectionFactory == null || connectionFactory.isBlank()) {
             connectionFactory = DEFAULT_CONNECTION_FACTORY;
         }
+    }
+
+    /** A provider whose sends and gets commit in transactions of its own (not XA). */
+    public JmsProvider(String name, Map<String, String> jndi, String connectionFactory, String user, String password) {
+        this(name, jndi, connectionFactory, user, password, false);
+    }
+
+    /** This provider, taking part in the flows' XA transactions or not. */
+    public JmsProvider withXa(boolean takesPart) {
+        return new JmsProvider(name, jndi, connectionFactory, user, password, takesPart);
     }
 
     /**
@@ -51,11 +70,76 @@ public record JmsProvider(String name, Map<String, String> jndi, String connecti
         return "JMS provider '" + name + "' at " + url();
     }
 
-    /** The JNDI environment as {@code InitialContext} takes it. */
-    Properties environment() {
+    /**
+     * A JNDI context of its environment (the caller closes it).
+     *
+     * @throws JMSException naming the provider and the fix when the context cannot be made
+     */
+    Context context() throws JMSException {
         Properties environment = new Properties();
         environment.putAll(jndi);
-        return environment;
+        try {
+            return new InitialContext(environment);
+        } catch (NamingException | RuntimeException e) {
+            throw failure("Cannot make the JNDI context of " + describe() + " (jmsProviders: " + name + ": jndi:): " + e
+                    + ". Check java.naming.factory.initial and that the provider's client jars are on the server's "
+                    + "class path.", e);
+        }
+    }
+
+    /**
+     * Looks its connection factory up in {@code context}; an XA one when {@link #xa()}.
+     *
+     * @throws JMSException             naming the provider and the fix when the look-up fails
+     * @throws IllegalArgumentException when {@link #xa()} and the factory found is not an {@link XAConnectionFactory}
+     */
+    ConnectionFactory factory(Context context) throws JMSException {
+        Object found;
+        try {
+            found = context.lookup(connectionFactory);
+        } catch (NamingException | RuntimeException e) {
+            throw failure("Cannot look up connection factory '" + connectionFactory + "' of " + describe() + ": " + e
+                    + ". Check its connectionFactory and jndi: settings.", e);
+        }
+        if (!(found instanceof ConnectionFactory factory)) {
+            throw failure("Cannot look up connection factory '" + connectionFactory + "' of " + describe() + ": '"
+                    + connectionFactory + "' is a " + (found == null ? "null" : found.getClass().getName())
+                    + ", not a javax.jms.ConnectionFactory. Check its connectionFactory and jndi: settings.", null);
+        }
+        if (xa && !(factory instanceof XAConnectionFactory)) {
+            throw new IllegalArgumentException(describe() + " has xa: true, but its connection factory '"
+                    + connectionFactory + "' is a " + factory.getClass().getName() + ", not a "
+                    + "javax.jms.XAConnectionFactory, so it cannot take part in the flows' XA transactions. Bind an XA "
+                    + "connection factory of the provider under that JNDI name (or name one in connectionFactory:), or "
+                    + "set xa: false: its gets and sends then commit on their own, with the window between the commits "
+                    + "(docs/flows.md, \"Other JMS providers\").");
+        }
+        return factory;
+    }
+
+    /**
+     * Looks its XA connection factory up in a JNDI context of its own, closed again (for the transaction manager's
+     * recovery, which connects to it at each scan).
+     *
+     * @throws JMSException             naming the provider and the fix when the look-up fails
+     * @throws IllegalArgumentException when the factory found is not an {@link XAConnectionFactory}
+     */
+    public XAConnectionFactory xaConnectionFactory() throws JMSException {
+        Context context = context();
+        try {
+            return (XAConnectionFactory) withXa(true).factory(context);
+        } finally {
+            ProviderLink.closeQuietly(context);
+        }
+    }
+
+    static JMSException failure(String message, Exception cause) {
+        JMSException failure = new JMSException(message);
+        if (cause != null) {
+            failure.initCause(cause);
+            failure.setLinkedException(cause);
+        }
+        return failure;
     }
 
     @Override
@@ -64,6 +148,6 @@ public record JmsProvider(String name, Map<String, String> jndi, String connecti
         shown.replaceAll((key, value) -> key.toLowerCase(java.util.Locale.ROOT).matches(".*(credential|password).*")
                 ? "***" : value);
         return "JmsProvider[name=" + name + ", jndi=" + shown + ", connectionFactory=" + connectionFactory
-                + ", user=" + user + "]";
+                + ", user=" + user + ", xa=" + xa + "]";
     }
 }

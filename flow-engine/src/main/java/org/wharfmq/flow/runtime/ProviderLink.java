@@ -10,17 +10,22 @@ import javax.jms.JMSException;
 import javax.jms.Message;
 import javax.jms.MessageProducer;
 import javax.jms.Session;
+import javax.jms.XAConnection;
+import javax.jms.XAConnectionFactory;
+import javax.jms.XASession;
 import javax.naming.Context;
-import javax.naming.InitialContext;
 import javax.naming.NamingException;
+import javax.transaction.xa.XAResource;
 import java.util.HashMap;
 import java.util.Map;
 
 /**
  * One reader's connection to another JMS provider ({@link JmsProvider}): the connection from the JNDI connection
  * factory, a transacted session (the transactional gets and sends) and a plain one, and the destinations looked up in
- * JNDI. A failure the provider reports on the connection (its exception listener) makes the next
- * {@link #checkAlive()} throw, so the reader opens a new link. Confined to its reader's thread, but the provider's
+ * JNDI. An XA link ({@link #open(JmsProvider, boolean)}, for a coordinated reader of an {@code xa: true} provider)
+ * connects with the XA connection factory instead, its transacted session an XA session whose {@link #xaResource} the
+ * invocation's transaction enlists, and which the transaction manager commits or rolls back. A failure the
+ * provider reports on the connection (its exception listener) makes the next {@link #checkAlive()} throw, so the reader opens a new link. Confined to its reader's thread, but the provider's
  * thread that reports a failure.
  */
 final class ProviderLink implements AutoCloseable {
@@ -32,14 +37,20 @@ final class ProviderLink implements AutoCloseable {
     private final Connection connection;
     final Session transacted;
     final Session plain;
+    /** The XA session's resource of an XA link, or null: its transacted session is then committed by the link. */
+    final XAResource xaResource;
     private final MessageProducer transactedProducer;
     private final MessageProducer plainProducer;
     private final Map<String, Destination> destinations = new HashMap<>();
     private volatile JMSException broken;
-    /** Whether something was sent on the transacted session since its last commit or rollback. */
+    /**
+     * Whether something was sent on the transacted session since its last commit or rollback (an XA link's: whether
+     * its resource is enlisted in the invocation's transaction).
+     */
     boolean transactedWork;
 
-    private ProviderLink(JmsProvider provider, Context context, Connection connection) throws JMSException {
+    private ProviderLink(JmsProvider provider, Context context, Connection connection, boolean xa)
+            throws JMSException {
         this.provider = provider;
         this.context = context;
         this.connection = connection;
@@ -47,7 +58,14 @@ final class ProviderLink implements AutoCloseable {
             LOG.log(System.Logger.Level.WARNING, provider.describe() + " reported a failure of its connection: " + e);
             broken = e;
         });
-        this.transacted = connection.createSession(true, Session.SESSION_TRANSACTED);
+        if (xa) {
+            XASession session = ((XAConnection) connection).createXASession();
+            this.transacted = session;
+            this.xaResource = session.getXAResource();
+        } else {
+            this.transacted = connection.createSession(true, Session.SESSION_TRANSACTED);
+            this.xaResource = null;
+        }
         this.plain = connection.createSession(false, Session.AUTO_ACKNOWLEDGE);
         this.transactedProducer = transacted.createProducer(null);
         this.plainProducer = plain.createProducer(null);
@@ -56,47 +74,36 @@ final class ProviderLink implements AutoCloseable {
     /**
      * Looks the connection factory up and connects (the connection is not started).
      *
-     * @throws JMSException naming the provider, its URL and what failed (the look-up or the connection)
+     * @param xa whether to connect with the XA connection factory (the provider is {@code xa: true} and the reader
+     *           coordinated), making an XA link
+     * @throws JMSException naming the provider, its URL and what failed (the look-up, a factory that is not XA, or the
+     *                      connection)
      */
-    static ProviderLink open(JmsProvider provider) throws JMSException {
-        Context context;
+    static ProviderLink open(JmsProvider provider, boolean xa) throws JMSException {
+        Context context = provider.context();
         ConnectionFactory factory;
         try {
-            context = new InitialContext(provider.environment());
-        } catch (NamingException | RuntimeException e) {
-            throw failure("Cannot make the JNDI context of " + provider.describe() + " (jmsProviders: "
-                    + provider.name() + ": jndi:): " + e + ". Check java.naming.factory.initial and that the "
-                    + "provider's client jars are on the server's class path.", e);
-        }
-        try {
-            Object found = context.lookup(provider.connectionFactory());
-            if (!(found instanceof ConnectionFactory f)) {
-                throw new NamingException("'" + provider.connectionFactory() + "' is a "
-                        + (found == null ? "null" : found.getClass().getName()) + ", not a javax.jms.ConnectionFactory");
-            }
-            factory = f;
-        } catch (NamingException | RuntimeException e) {
+            factory = provider.withXa(xa).factory(context);
+        } catch (JMSException | RuntimeException e) {
             closeQuietly(context);
-            throw failure("Cannot look up connection factory '" + provider.connectionFactory() + "' of "
-                    + provider.describe() + ": " + e + ". Check its connectionFactory and jndi: settings.", e);
+            throw e instanceof JMSException jms ? jms : JmsProvider.failure(e.getMessage(), e);
         }
         Connection connection = null;
         try {
-            connection = provider.user() == null ? factory.createConnection()
-                    : factory.createConnection(provider.user(), provider.password());
-            return new ProviderLink(provider, context, connection);
+            if (xa) {
+                XAConnectionFactory xaFactory = (XAConnectionFactory) factory;
+                connection = provider.user() == null ? xaFactory.createXAConnection()
+                        : xaFactory.createXAConnection(provider.user(), provider.password());
+            } else {
+                connection = provider.user() == null ? factory.createConnection()
+                        : factory.createConnection(provider.user(), provider.password());
+            }
+            return new ProviderLink(provider, context, connection, xa);
         } catch (JMSException | RuntimeException e) {
             InputReader.closeQuietly(connection);
             closeQuietly(context);
-            throw failure("Cannot connect to " + provider.describe() + ": " + e, e);
+            throw JmsProvider.failure("Cannot connect to " + provider.describe() + ": " + e, e);
         }
-    }
-
-    private static JMSException failure(String message, Exception cause) {
-        JMSException failure = new JMSException(message);
-        failure.initCause(cause);
-        failure.setLinkedException(cause);
-        return failure;
     }
 
     /** The provider's destination of this JNDI name (looked up once). */
@@ -111,9 +118,9 @@ final class ProviderLink implements AutoCloseable {
                 }
                 destination = d;
             } catch (NamingException e) {
-                throw failure("Cannot look up destination '" + jndiName + "' of " + provider.describe() + ": " + e
-                        + ". Add it to the provider's JNDI (for example queue." + jndiName + "=NAME in its jndi: "
-                        + "settings).", e);
+                throw JmsProvider.failure("Cannot look up destination '" + jndiName + "' of " + provider.describe()
+                        + ": " + e + ". Add it to the provider's JNDI (for example queue." + jndiName
+                        + "=NAME in its jndi: settings).", e);
             }
             destinations.put(jndiName, destination);
         }
@@ -129,7 +136,7 @@ final class ProviderLink implements AutoCloseable {
     void checkAlive() throws JMSException {
         JMSException failure = broken;
         if (failure != null) {
-            throw failure("The connection to " + provider.describe() + " failed: " + failure, failure);
+            throw JmsProvider.failure("The connection to " + provider.describe() + " failed: " + failure, failure);
         }
     }
 
@@ -145,7 +152,12 @@ final class ProviderLink implements AutoCloseable {
                 JmsMessages.priority(message), JmsMessages.timeToLive(message));
     }
 
-    /** Commits the transacted session. */
+    /** Whether this is an XA link, whose transacted work the transaction manager commits. */
+    boolean xa() {
+        return xaResource != null;
+    }
+
+    /** Commits the transacted session (not an XA link's: the transaction manager does). */
     void commit() throws JMSException {
         transactedWork = false;
         transacted.commit();
@@ -164,7 +176,7 @@ final class ProviderLink implements AutoCloseable {
         closeQuietly(context);
     }
 
-    private static void closeQuietly(Context context) {
+    static void closeQuietly(Context context) {
         try {
             context.close();
         } catch (NamingException | RuntimeException e) {

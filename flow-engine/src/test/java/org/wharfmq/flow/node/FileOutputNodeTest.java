@@ -37,6 +37,45 @@ class FileOutputNodeTest {
         assertEquals("x\n", Files.readString(out.resolve("orders-000001.csv")));
     }
 
+    /**
+     * A .part file a crash left is cut back to its last delimiter without being read whole: one of 3 GiB (sparse here;
+     * a flow without maxBytes writes such files) is finished, where reading it into one array failed the flow's start.
+     * A delimiter across two of the blocks read backwards is found too.
+     */
+    @Test
+    void aLeftPartFileLargerThanAnArrayIsCutBackAndFinished() throws Exception {
+        Path out = Files.createDirectories(dir.resolve("out"));
+        long size = 3L << 30;
+        String tail = "last\r\nhalf a rec";
+        try (java.io.RandomAccessFile large = new java.io.RandomAccessFile(
+                out.resolve("big-000001.dat.part").toFile(), "rw")) {
+            large.seek(size - tail.length());
+            large.write(tail.getBytes(java.nio.charset.StandardCharsets.US_ASCII));
+        }
+        // the delimiter \r\n across the boundary of the last two blocks read backwards (of 64 KiB and a byte: the
+        // delimiter's length less one of overlap)
+        Path small = out.resolve("big-000002.dat.part");
+        byte[] content = new byte[200_000];
+        java.util.Arrays.fill(content, (byte) 'x');
+        int boundary = content.length - (64 * 1024 + 1);
+        content[boundary - 1] = '\r';
+        content[boundary] = '\n';
+        Files.write(small, content);
+
+        FileOutputNode node = FileOutputNode.directory(out).name("big-{seq}.dat").delimiter("\r\n");
+        node.open();
+        node.close();
+
+        Path finished = out.resolve("big-000001.dat");
+        assertEquals(size - "half a rec".length(), Files.size(finished));
+        try (java.nio.channels.FileChannel file = java.nio.channels.FileChannel.open(finished)) {
+            java.nio.ByteBuffer end = java.nio.ByteBuffer.allocate(6);
+            file.read(end, Files.size(finished) - 6);
+            assertEquals("last\r\n", new String(end.array(), java.nio.charset.StandardCharsets.US_ASCII));
+        }
+        assertEquals(boundary + 1, Files.size(out.resolve("big-000002.dat")), "cut after the \\r\\n across blocks");
+    }
+
     @Test
     void aForceCoversEveryRecordAppendedBeforeItAndAFinishForcesItsFile() throws Exception {
         FileOutputNode node = FileOutputNode.directory(dir).name("orders-{seq}.csv").maxRecords(3);

@@ -624,7 +624,11 @@ public sealed interface Frame {
     int CONSUMER_DURABLE = 2;
     /** Bit of {@link CreateConsumer#flags()}: the subscription is shared. */
     int CONSUMER_SHARED = 4;
-    /** Bit of {@link CreateConsumer#flags()}: a queue browser, which sees messages without consuming them. */
+    /**
+     * Bit of {@link CreateConsumer#flags()}: a queue browser, which sees messages without consuming them. Its
+     * {@code windowBytes} bounds it as a consumer's does; the server settles it by its CREDITs' counts (the oldest
+     * messages shown first), so it takes no {@code settledBytes}, and gives one that asks for none the server's cap.
+     */
     int CONSUMER_BROWSER = 8;
     /**
      * Bit of {@link CreateConsumer#flags()}: the client's connection is stopped (never started yet), so the consumer
@@ -733,7 +737,8 @@ public sealed interface Frame {
      *
      * <p>{@code settledBytes} is an optional trailing long, written only when not 0 (so only by a consumer with a
      * window in bytes, on a connection of {@link org.wharfmq.protocol.ProtocolVersion#CONSUMER_WINDOW_BYTES} or
-     * later): without it the frame is byte for byte a version 2 CREDIT. Negative is malformed.
+     * later): without it the frame is byte for byte a version 2 CREDIT. Negative is malformed. A browser's CREDIT
+     * needs none (its count settles the oldest messages shown) and one is ignored.
      */
     record Credit(int consumerId, int credit, long settledBytes) implements FromClient {
 

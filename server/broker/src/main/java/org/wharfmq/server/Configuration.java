@@ -299,11 +299,14 @@ public final class Configuration {
                     + " (what a send meets when a paging queue's disk budget is spent too)");
 
     /**
-     * Paging queues page once the server's memory budget is this share spent: {@value} %, not 100 %, so that the
-     * rest stays for what cannot page: messages sent in transactions not yet committed (offered, and so paged, only
-     * at commit), messages delivered and not yet acknowledged, and queues whose policy is block or fail. At 100 %, a
-     * transacted producer to a paging queue without consumers had its credit held back by the spent budget before
-     * its commit could let its messages page: page behaved as block.
+     * Paging queues page once the server's memory budget is this share spent, and a queue or subscription whose
+     * policy keeps its messages in memory (block, fail, drop) holds at most this share of it: {@value} %, not 100 %,
+     * so that the rest stays for what cannot page: messages sent in transactions not yet committed (offered, and so
+     * paged, only at commit), messages delivered and not yet acknowledged, and what the consumers of such a queue
+     * send on. At 100 %, a transacted producer to a paging queue without consumers had its credit held back by the
+     * spent budget before its commit could let its messages page (page behaved as block); and a block queue that
+     * alone spent the budget stopped its own consumers, whose sends (to a paging queue even) waited for the budget
+     * only that queue's consumption could bring back (BlockQueueForwardingTest).
      */
     public static final int PAGE_AT_SERVER_BUDGET_PERCENT = 75;
 
@@ -357,7 +360,8 @@ public final class Configuration {
      * {@code consumerWindowBytes}): default 67108864 (64 MiB). A consumer that asks for more gets this: the server
      * sends it one more message only while it holds fewer bytes of messages sent and not yet settled by its CREDITs
      * (and always at least one message, whatever its size). A consumer that asks for none (a client before protocol
-     * version 3, or {@code consumerWindowBytes=0}) is bounded by its prefetch count alone.
+     * version 3, or {@code consumerWindowBytes=0}) is bounded by its prefetch count alone. A queue browser is bounded
+     * the same way, and one that asks for none gets this window: the server settles a browse by its CREDITs' counts.
      */
     public static final Setting<Integer> MAX_CONSUMER_WINDOW_BYTES = Setting.integer("maxConsumerWindowBytes",
             64 * 1024 * 1024).atLeast(1);

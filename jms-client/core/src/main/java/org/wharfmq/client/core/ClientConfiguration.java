@@ -32,14 +32,14 @@ public final class ClientConfiguration {
      * the consumer, so messages of up to about 8 KB keep the whole prefetch window of 1000 while large ones are bounded
      * by bytes (four 2 MB messages, not 1000); a consumer is always sent at least one message, whatever its size.
      * 0: the prefetch count alone (as a server before protocol version 3 bounds every consumer). The server caps it at
-     * its maxConsumerWindowBytes.
+     * its maxConsumerWindowBytes. A browse has the same window ({@link CoreBrowser}).
      */
     public static final int DEFAULT_CONSUMER_WINDOW_BYTES = 8 * 1024 * 1024;
 
     /**
-     * How many bytes of consumed messages a consumer's credit goes back in, besides {@link #creditBatch}: half its
-     * {@code consumerWindowBytes} (at least 1), so the server refills the window before it runs dry; no bound for a
-     * consumer without a window in bytes (0).
+     * How many bytes of consumed messages a consumer's or a browse's credit goes back in, besides
+     * {@link #creditBatch}: half its {@code consumerWindowBytes} (at least 1), so the server refills the window before
+     * it runs dry; no bound for one without a window in bytes (0).
      */
     public static long creditBatchBytes(int windowBytes) {
         return windowBytes <= 0 ? Long.MAX_VALUE : Math.max(1, windowBytes / 2);

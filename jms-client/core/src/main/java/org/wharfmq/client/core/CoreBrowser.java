@@ -13,10 +13,12 @@ import java.util.concurrent.locks.ReentrantLock;
 /**
  * One browse of a queue, without JMS: a look at the messages waiting on it now, in delivery order, filtered by a
  * selector, without consuming or locking any. On the wire it is a consumer with the browser flag
- * ({@code docs/protocol.md}, "Browsing"): the server sends up to {@code prefetch} messages ahead, credit goes back in
- * batches of half that window as the user reads ({@link ClientConfiguration#creditBatch}), and when the buffer is empty
- * {@link #take} sends PULL: a PULL_DONE with nothing before it means the browse is over. So a deep queue is browsed page
- * by page, never all at once.
+ * ({@code docs/protocol.md}, "Browsing"): the server sends up to {@code prefetch} messages ahead, and on a link of
+ * protocol version 3 no more than about {@code consumerWindowBytes} of them (its window in bytes, which the server
+ * caps); credit goes back in batches of half the window, in messages or in bytes, whichever comes first, as the user
+ * reads ({@link ClientConfiguration#creditBatch}, {@link ClientConfiguration#creditBatchBytes}), and when the buffer is
+ * empty {@link #take} returns what credit it has not yet and sends PULL: a PULL_DONE with nothing before it means the
+ * browse is over. So a deep queue, or one of large messages, is browsed page by page, never all at once.
  *
  * <p>{@link #next} hands the user each message made by its {@link CoreConsumer.Decoder}, as a consumer's receive does:
  * one that has expired since the server showed it is skipped, and so is one that cannot be decoded, with a WARNING
@@ -35,6 +37,8 @@ public final class CoreBrowser implements DeliveryTarget {
     private final int id;
     private final WireDestination queue;
     private final int creditBatch;
+    /** Credit goes back once this many bytes of messages are read: half the window in bytes, or never by bytes. */
+    private final long creditBatchBytes;
     /** The browse's window, and the most deliveries its buffer holds unread ({@link ClientConfiguration#maxBuffered}). */
     private final int prefetch;
     private final int maxBuffered;
@@ -49,41 +53,49 @@ public final class CoreBrowser implements DeliveryTarget {
     private long lastPull;
     private long lastPullDone;
     private boolean finished;
-    /** Messages read since credit was last returned; the browsing thread. */
+    /** Messages read since credit was last returned, and their bytes (encoded lengths); the browsing thread. */
     private int unreturnedCredit;
+    private long unreturnedBytes;
 
-    private CoreBrowser(CoreConnection connection, int sessionId, WireDestination queue, int prefetch, ConnectedLink on) {
+    private CoreBrowser(CoreConnection connection, int sessionId, WireDestination queue, int prefetch,
+                        int windowBytes, ConnectedLink on) {
         this.connection = connection;
         this.sessionId = sessionId;
         this.id = connection.nextConsumerId();
         this.queue = queue;
         this.prefetch = prefetch;
         this.creditBatch = ClientConfiguration.creditBatch(prefetch);
+        this.creditBatchBytes = ClientConfiguration.creditBatchBytes(windowBytes);
         this.maxBuffered = ClientConfiguration.maxBuffered(prefetch);
         this.on = on;
     }
 
     /**
-     * Starts a browse of {@code queue} in {@code session}, with the session's window, on the usable link (made again
-     * first if a reconnection is under way).
+     * Starts a browse of {@code queue} in {@code session}, with the session's window in messages and
+     * {@code windowBytes} in bytes, on the usable link (made again first if a reconnection is under way).
      *
-     * @param selector the selector, or null; a blank one is none
+     * @param selector    the selector, or null; a blank one is none
+     * @param windowBytes the bytes of messages (their encoded lengths) the server may send ahead, besides the count
+     *                    ({@code consumerWindowBytes}); 0: the count alone. Asked for only of a server of protocol
+     *                    version 3 ({@link ConnectedLink#consumerWindowBytes}), which caps it
      * @throws ClientException the server's refusal (no such queue, no permission), or the connection's failure; and
      *                         before anything is sent, a selector the grammar refuses ({@code INVALID_SELECTOR}) or a
      *                         temporary queue this connection deleted ({@code UNKNOWN_DESTINATION})
      */
-    public static CoreBrowser open(CoreSession session, WireDestination queue, String selector) throws ClientException {
+    public static CoreBrowser open(CoreSession session, WireDestination queue, String selector, int windowBytes)
+            throws ClientException {
         CoreConnection connection = session.connection();
         int sessionId = session.id();
         int prefetch = session.prefetch();
         String sent = checked(connection, queue, selector);
         while (true) {
             ConnectedLink on = connection.usableLink();
-            CoreBrowser browser = new CoreBrowser(connection, sessionId, queue, prefetch, on);
+            int asked = on.consumerWindowBytes() ? windowBytes : 0; // a version 2 server refuses trailing bytes
+            CoreBrowser browser = new CoreBrowser(connection, sessionId, queue, prefetch, asked, on);
             connection.consumers().registerBrowser(browser.id, browser);
             try {
                 Frame.Error error = connection.request(on, rid -> new Frame.CreateConsumer(rid, sessionId, browser.id,
-                        queue, sent, prefetch, Frame.CONSUMER_BROWSER, null), "CREATE_CONSUMER (browser)");
+                        queue, sent, prefetch, Frame.CONSUMER_BROWSER, null, asked), "CREATE_CONSUMER (browser)");
                 if (error != null) {
                     throw ClientException.of(error);
                 }
@@ -198,8 +210,9 @@ public final class CoreBrowser implements DeliveryTarget {
             if (d == null) {
                 return null;
             }
+            int bytes = d.message().readableBytes(); // what the server counts against the window in bytes
             M message = decode(d, decoder);
-            consumed();
+            consumed(bytes);
             if (message != null) {
                 return message;
             }
@@ -224,8 +237,9 @@ public final class CoreBrowser implements DeliveryTarget {
     }
 
     /**
-     * The next delivery shown, pulling one when the buffer is empty; null once the server has no more (the browse is
-     * then over). The caller owns its buffer and calls {@link #consumed} once it has read it.
+     * The next delivery shown, pulling one when the buffer is empty (after returning the credit of what was read, so
+     * that the server's window, which may be smaller than this browse's, is open again); null once the server has no
+     * more (the browse is then over). The caller owns its buffer and calls {@link #consumed} once it has read it.
      *
      * @throws ClientException when the connection is lost, a reconnection cut the browse short, or the server does not
      *                         answer the PULL within requestTimeout
@@ -248,6 +262,7 @@ public final class CoreBrowser implements DeliveryTarget {
         }
         connection.checkOpen();
         checkNotInterrupted();
+        returnCredit();
         on.write(new Frame.Pull(id, pullId));
         int timeout = connection.settings().requestTimeoutMillis();
         long remaining = TimeUnit.MILLISECONDS.toNanos(timeout);
@@ -288,11 +303,24 @@ public final class CoreBrowser implements DeliveryTarget {
         }
     }
 
-    /** A message taken was read: it frees a place in the window; credit goes back in batches. */
-    void consumed() {
-        if (++unreturnedCredit >= creditBatch) {
+    /**
+     * A message taken, of {@code bytes} (its encoded length), was read: it frees its place in the window; credit goes
+     * back in batches of half the window, in messages or in bytes. A browse's CREDIT carries no bytes: the server
+     * settles the oldest messages it showed, as many as the credit, since a browse is read in order.
+     */
+    void consumed(int bytes) {
+        unreturnedBytes += bytes;
+        if (++unreturnedCredit >= creditBatch || unreturnedBytes >= creditBatchBytes) {
+            returnCredit();
+        }
+    }
+
+    /** Returns the credit of the messages read since it last went back, if any. */
+    private void returnCredit() {
+        if (unreturnedCredit > 0) {
             on.write(new Frame.Credit(id, unreturnedCredit));
             unreturnedCredit = 0;
+            unreturnedBytes = 0;
         }
     }
 

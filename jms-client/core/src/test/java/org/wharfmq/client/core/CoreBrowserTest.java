@@ -30,6 +30,7 @@ import static org.wharfmq.client.core.TestWaits.WAIT;
 class CoreBrowserTest extends ConnectedTest {
     private static final WireDestination QUEUE = WireDestination.queue("CORE.BROWSED");
     private static final long HOUR = 3_600_000;
+    private static final int WINDOW_BYTES = ClientConfiguration.DEFAULT_CONSUMER_WINDOW_BYTES;
 
     @Test
     void showsEveryMessageInOrderPageByPageAndConsumesNone() throws Exception {
@@ -42,7 +43,7 @@ class CoreBrowserTest extends ConnectedTest {
             TestMessages.send(session, producer, QUEUE, "b" + i);
         }
 
-        CoreBrowser browse = CoreBrowser.open(session, QUEUE, null);
+        CoreBrowser browse = CoreBrowser.open(session, QUEUE, null, WINDOW_BYTES);
         for (int i = 1; i <= 5; i++) {
             TestMessages.Received m = browse.next(TestMessages.RECEIVED);
             assertNotNull(m, "b" + i + " was not shown");
@@ -84,7 +85,7 @@ class CoreBrowserTest extends ConnectedTest {
                 }
 
                 List<String> shown = new ArrayList<>();
-                CoreBrowser browse = CoreBrowser.open(session, QUEUE, null);
+                CoreBrowser browse = CoreBrowser.open(session, QUEUE, null, WINDOW_BYTES);
                 for (TestMessages.Received m; (m = browse.next(refusing("unreadable"))) != null; ) {
                     shown.add(m.text);
                 }
@@ -103,7 +104,7 @@ class CoreBrowserTest extends ConnectedTest {
         // the server refuses it too, with the same code: the parser's exception as the cause says the client did
         List<ClientException> refusals = List.of(
                 assertThrows(ClientException.class, () -> CoreBrowser.validate(session, QUEUE, "price >")),
-                assertThrows(ClientException.class, () -> CoreBrowser.open(session, QUEUE, "price >")),
+                assertThrows(ClientException.class, () -> CoreBrowser.open(session, QUEUE, "price >", WINDOW_BYTES)),
                 assertThrows(ClientException.class, () -> session.createConsumer(
                         new CoreConsumer.Spec(session.id(), QUEUE, "price >", 10, 0, null))));
         for (ClientException refused : refusals) {

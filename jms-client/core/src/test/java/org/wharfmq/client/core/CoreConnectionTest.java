@@ -99,7 +99,7 @@ class CoreConnectionTest {
                 assertThrows(ClientException.class, () -> TestMessages.send(session, anonymous, temporary, "after")),
                 assertThrows(ClientException.class, () -> session.createConsumer(
                         new CoreConsumer.Spec(session.id(), temporary, null, 10, 0, null))),
-                assertThrows(ClientException.class, () -> CoreBrowser.open(session, temporary, null)));
+                assertThrows(ClientException.class, () -> CoreBrowser.open(session, temporary, null, 0)));
         for (ClientException e : refusals) {
             assertEquals(ErrorCode.UNKNOWN_DESTINATION, e.code(), e.getMessage());
             assertTrue(e.getMessage().contains("Temporary queue '" + temporary.name() + "' has been deleted by this"

@@ -67,7 +67,9 @@ import java.util.function.IntConsumer;
  * drops the oldest waiting non-persistent messages; {@code block} accepts it, and the sending session stops returning
  * its producer's credit until the queue is back under its budget ({@link #overBudget}, {@link #whenUnderBudget});
  * {@code page} pages a message nobody takes at once (docs/resilience.md, "Paging"): from then on, until every paged
- * message is read back, every new message is paged too, so none overtakes a paged one.
+ * message is read back, every new message is paged too, so none overtakes a paged one. A queue that does not page
+ * holds at most the server's share ({@link MemoryBudget#shareBytes}) whatever its own budget: the rest of the server's
+ * budget stays for others, its own consumers' sends among them.
  *
  * <h2>Deletion when unused</h2>
  * A queue created by use ({@link #autoCreated}) is <i>unused</i> while its depth is 0 (no message waiting,
@@ -264,8 +266,10 @@ public final class LocalQueue {
     }
 
     /**
-     * Whether the queue holds its own memory budget or more (read without the lock). A sending session whose
-     * producer's policy is block withholds its credit until {@link #whenUnderBudget} runs.
+     * Whether the queue holds its own memory budget or more (read without the lock); a queue whose policy keeps its
+     * messages in memory (block, fail, drop) has at most the server's share ({@link MemoryBudget#shareBytes}) as its
+     * own, so that it alone never spends the server's budget. A sending session whose producer's policy is block
+     * withholds its credit until {@link #whenUnderBudget} runs.
      */
     public boolean overBudget() {
         return accounting.overBudget();
@@ -871,23 +875,54 @@ public final class LocalQueue {
      * @return how many were shown; fewer than {@code max} only once the cursor is {@link BrowseCursor#finished()}
      */
     public int browse(BrowseCursor cursor, int max, BrowseSink sink) {
-        return administration.browse(cursor, max, sink);
+        return browse(cursor, max, Long.MAX_VALUE, sink);
     }
 
     /**
-     * Shows the browser up to {@code max} more of the queue's paged messages, once {@link #browse(BrowseCursor, int,
+     * As {@link #browse(BrowseCursor, int, BrowseSink)}, showing none more once the messages shown reach
+     * {@code maxBytes} of encoded lengths (so at least one): a browser's window in bytes.
+     *
+     * @return how many were shown; fewer than {@code max} only once {@code maxBytes} is reached or the cursor is
+     *         {@link BrowseCursor#finished()}
+     */
+    public int browse(BrowseCursor cursor, int max, long maxBytes, BrowseSink sink) {
+        return administration.browse(cursor, max, maxBytes, sink);
+    }
+
+    /**
+     * Shows the browser up to {@code max} more of the queue's paged messages, and none more once they reach
+     * {@code maxBytes} of encoded lengths (so at least one), once {@link #browse(BrowseCursor, int, long,
      * BrowseSink)} has walked every priority in memory: reads them from the page files on the paging thread (in the
      * order paged; those read back into memory meanwhile are not shown again) and hands {@code sink} a copy of each,
      * there; then runs {@code done} with how many it showed, on {@code whereDone}. Fewer than {@code max} only once
-     * the cursor is {@link BrowseCursor#finished()}.
+     * {@code maxBytes} is reached or the cursor is {@link BrowseCursor#finished()}. The copies are the caller's and
+     * no queue counts them: a browser counts them against the server's memory budget ({@link #holdBrowsed}).
      */
-    public void browsePaged(BrowseCursor cursor, int max, BrowseSink sink, Executor whereDone, IntConsumer done) {
-        administration.browsePaged(cursor, max, sink, whereDone, done);
+    public void browsePaged(BrowseCursor cursor, int max, long maxBytes, BrowseSink sink, Executor whereDone,
+                            IntConsumer done) {
+        administration.browsePaged(cursor, max, maxBytes, sink, whereDone, done);
     }
 
-    /** As {@link #browsePaged(BrowseCursor, int, BrowseSink, Executor, IntConsumer)}, waiting for it (administration, never on an event loop). */
+    /**
+     * As {@link #browsePaged(BrowseCursor, int, long, BrowseSink, Executor, IntConsumer)} without a bound in bytes,
+     * waiting for it (administration, never on an event loop).
+     */
     public int browsePaged(BrowseCursor cursor, int max, BrowseSink sink) {
         return administration.browsePaged(cursor, max, sink);
+    }
+
+    /**
+     * Counts {@code bytes} of this queue's paged messages, read back as copies for a browser, against the server's
+     * memory budget (maxMemoryBytes) until {@link #releaseBrowsed} gives them back: memory the server holds for the
+     * browse, outside any queue's count. Any thread.
+     */
+    public void holdBrowsed(long bytes) {
+        accounting.budget().add(bytes);
+    }
+
+    /** Gives back {@code bytes} {@link #holdBrowsed} counted (waking producers held for the budget). Any thread. */
+    public void releaseBrowsed(long bytes) {
+        accounting.budget().release(bytes);
     }
 
     /** Receives what {@link #browse(BrowseCursor, int, BrowseSink)} shows; called under the queue's lock, so it only collects. */

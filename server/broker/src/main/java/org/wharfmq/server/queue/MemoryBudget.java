@@ -33,8 +33,11 @@ import java.util.concurrent.atomic.LongAdder;
 public final class MemoryBudget {
 
     private final long maxBytes;
-    /** {@link Configuration#PAGE_AT_SERVER_BUDGET_PERCENT} of {@link #maxBytes}: from here on paging queues page. */
-    private final long pagingBytes;
+    /**
+     * {@link Configuration#PAGE_AT_SERVER_BUDGET_PERCENT} of {@link #maxBytes}: from here on paging queues page, and
+     * the most one queue whose policy keeps its messages in memory (block, fail, drop) may hold.
+     */
+    private final long shareBytes;
     private final String setting;
     private final LongAdder used = new LongAdder();
     /** Tasks to run once the budget is no longer spent; guarded by this. */
@@ -47,7 +50,7 @@ public final class MemoryBudget {
      */
     MemoryBudget(long maxBytes, String setting) {
         this.maxBytes = maxBytes;
-        this.pagingBytes = maxBytes / 100 * Configuration.PAGE_AT_SERVER_BUDGET_PERCENT;
+        this.shareBytes = maxBytes / 100 * Configuration.PAGE_AT_SERVER_BUDGET_PERCENT;
         this.setting = setting;
     }
 
@@ -115,7 +118,22 @@ public final class MemoryBudget {
      * {@link Configuration#PAGE_AT_SERVER_BUDGET_PERCENT} % spent or more.
      */
     public boolean pagingDue() {
-        return used.sum() >= pagingBytes;
+        return used.sum() >= shareBytes;
+    }
+
+    /**
+     * The most one queue or subscription whose policy keeps its messages in memory (block, fail, drop) may hold of
+     * this budget, whatever its own: {@link Configuration#PAGE_AT_SERVER_BUDGET_PERCENT} % of it. The rest stays for
+     * what cannot page, among it what that queue's own consumers send on (docs/resilience.md, "Policies").
+     */
+    public long shareBytes() {
+        return shareBytes;
+    }
+
+    /** Where {@link #shareBytes} comes from, for messages. */
+    public String shareSetting() {
+        return Configuration.PAGE_AT_SERVER_BUDGET_PERCENT + " % of the server's memory budget of " + maxBytes
+                + " bytes (" + setting + "), the most one queue that keeps its messages in memory may hold";
     }
 
     /** Whether {@code bytes} more fit in the budget. */

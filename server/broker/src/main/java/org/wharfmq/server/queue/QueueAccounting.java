@@ -26,7 +26,10 @@ import java.util.List;
  * <h2>Memory</h2>
  * The queue counts the bytes of the messages depth counts ({@link QueuedMessage#memoryBytes()}) against its own budget
  * and adds them to the server's. When the queue's is spent, {@link #overBudget()} is set (a volatile, for senders);
- * once back under it, the producers waiting ({@link #holdBack}) are due.
+ * once back under it, the producers waiting ({@link #holdBack}) are due. A queue whose policy keeps its messages in
+ * memory (block, fail, drop) has a budget of its own even without one set: at most the server's share
+ * ({@link MemoryBudget#shareBytes}), so that it alone never spends the server's budget, which its own consumers'
+ * sends would wait for ({@link #maxHeld}); a paging queue pages instead.
  *
  * <h2>Threading</h2>
  * Owned by its queue and guarded by the queue's lock: every method but the volatile reads ({@link #overBudget()},
@@ -50,7 +53,12 @@ final class QueueAccounting {
     private long depth;
     /** The memory of the messages depth counts, as {@link QueuedMessage#memoryBytes()} counts it. */
     private long heldBytes;
-    /** Whether heldBytes has reached the queue's own budget; written under the lock as that changes, read without it. */
+    /**
+     * What the queue may hold before its policy applies: its own budget, at most the server's share unless it pages
+     * ({@link #limitTo}); {@code Long.MAX_VALUE}: no limit of its own. Guarded by the lock.
+     */
+    private long maxHeld;
+    /** Whether heldBytes has reached {@link #maxHeld}; written under the lock as that changes, read without it. */
     private volatile boolean overLimit;
     /** What to run once the queue is back under its own budget (blocked producers' credit). */
     private final ArrayList<Runnable> budgetWaiters = new ArrayList<>(0);
@@ -95,8 +103,8 @@ final class QueueAccounting {
         this.clock = clock;
         this.maxDepth = maxDepth;
         this.maxDepthSetOnQueue = maxDepthSetOnQueue;
-        this.limit = limit;
         this.budget = budget;
+        limitTo(limit);
     }
 
     // ---- read without the lock ----
@@ -106,7 +114,10 @@ final class QueueAccounting {
         return limit;
     }
 
-    /** Whether the queue holds its own memory budget or more (a volatile read). */
+    /**
+     * Whether the queue holds its own memory budget or more (a volatile read); for a queue that does not page, at most
+     * the server's share ({@link #maxHeld}).
+     */
     boolean overBudget() {
         return overLimit;
     }
@@ -210,7 +221,7 @@ final class QueueAccounting {
         long bytes = m.memoryBytes();
         heldBytes += bytes;
         budget.add(bytes);
-        if (limit.limited() && !overLimit && heldBytes >= limit.maxBytes()) {
+        if (!overLimit && heldBytes >= maxHeld) {
             overLimit = true;
         }
     }
@@ -225,7 +236,7 @@ final class QueueAccounting {
         assert lock.isHeldByCurrentThread();
         heldBytes -= bytes;
         budget.release(bytes);
-        if (overLimit && heldBytes < limit.maxBytes()) {
+        if (overLimit && heldBytes < maxHeld) {
             overLimit = false;
             return true;
         }
@@ -252,7 +263,7 @@ final class QueueAccounting {
     /** Whether a message of {@code bytes} fits the queue's budget and the server's. */
     boolean fits(long bytes) {
         assert lock.isHeldByCurrentThread();
-        return (!limit.limited() || heldBytes + bytes <= limit.maxBytes()) && budget.hasRoomFor(bytes);
+        return heldBytes + bytes <= maxHeld && budget.hasRoomFor(bytes);
     }
 
     /** Whether a message that nobody takes is paged: the queue pages and is over its budget, or the server's is spent. */
@@ -285,17 +296,27 @@ final class QueueAccounting {
     }
 
     private String budgetSetting() {
-        return limit.limited() ? "budget " + limit.maxBytes() + " bytes, " + limit.setting() : budget.toString();
+        if (maxHeld == Long.MAX_VALUE) {
+            return budget.toString();
+        }
+        return "budget " + maxHeld + " bytes, " + maxHeldSetting();
+    }
+
+    /** Where {@link #maxHeld} comes from: the queue's own budget, or the server's share for one queue. */
+    private String maxHeldSetting() {
+        return limit.limited() && limit.maxBytes() == maxHeld ? limit.setting() : budget.shareSetting();
     }
 
     /** The QUEUE_FULL refusal of a message of {@code bytes} that the queue's budget or the server's has no room for. */
     WharfException overBudget(long bytes) {
         assert lock.isHeldByCurrentThread();
-        if (limit.limited() && heldBytes + bytes > limit.maxBytes()) {
+        if (heldBytes + bytes > maxHeld) {
+            boolean own = limit.limited() && limit.maxBytes() == maxHeld;
             return new WharfException(ErrorCode.QUEUE_FULL, "The memory budget of " + limit.owner() + " is spent: it"
-                    + " holds " + heldBytes + " bytes of messages and may hold " + limit.maxBytes() + " ("
-                    + limit.setting() + "); this message needs " + bytes + " more, and its policy, " + limit.policy()
-                    + ", refuses it. Consume its messages or raise the budget.");
+                    + " holds " + heldBytes + " bytes of messages and may hold " + maxHeld + " (" + maxHeldSetting()
+                    + "); this message needs " + bytes + " more, and its policy, " + limit.policy() + ", refuses it."
+                    + (own ? " Consume its messages or raise the budget." : " Consume its messages, raise"
+                    + " maxMemoryBytes, or give it the policy page to keep what is past the share on disk."));
         }
         return new WharfException(ErrorCode.QUEUE_FULL, "The server's memory budget for messages is spent: its queues"
                 + " hold " + budget.usedBytes() + " bytes and may hold " + budget.maxBytes() + " (" + budget.setting()
@@ -404,9 +425,9 @@ final class QueueAccounting {
         assert lock.isHeldByCurrentThread();
         this.maxDepth = maxDepth;
         this.maxDepthSetOnQueue = definition.get(QueueConfiguration.MAX_DEPTH) != null;
-        this.limit = memoryLimit;
+        limitTo(memoryLimit);
         boolean wasOver = overLimit;
-        overLimit = memoryLimit.limited() && heldBytes >= memoryLimit.maxBytes();
+        overLimit = heldBytes >= maxHeld;
         if (wasOver && !overLimit) {
             budgetWaitersDue = !budgetWaiters.isEmpty();
         }
@@ -423,5 +444,17 @@ final class QueueAccounting {
         if (fullReported && depth < maxDepth) {
             fullReported = false;
         }
+    }
+
+    /**
+     * Takes {@code memoryLimit} and what it lets the queue hold ({@link #maxHeld}): its own budget and, unless it
+     * pages, at most the server's share ({@link MemoryBudget#shareBytes}): a block queue that alone spent the
+     * server's budget held back every session's credit while it was spent, its own consumers' too, so that what
+     * they took could never be sent on, nor the queue drain (docs/resilience.md, "Policies").
+     */
+    private void limitTo(MemoryLimit memoryLimit) {
+        long own = memoryLimit.limited() ? memoryLimit.maxBytes() : Long.MAX_VALUE;
+        this.maxHeld = memoryLimit.pages() ? own : Math.min(own, budget.shareBytes());
+        this.limit = memoryLimit;
     }
 }

@@ -19,7 +19,7 @@ import java.util.function.IntConsumer;
  * Owned by its queue. Each method is an entry point: it takes the queue's lock itself (releasing it with
  * {@link LocalQueue#unlock()}, which moves what a selector found undecodable once it is released) and works through the
  * queue's other parts, which assert that it holds it. A browse's cursor moves only inside {@link #browse(BrowseCursor,
- * int, LocalQueue.BrowseSink)}, under the lock; its paged part on the paging thread.
+ * int, long, LocalQueue.BrowseSink)}, under the lock; its paged part on the paging thread.
  */
 final class QueueAdministration {
 
@@ -199,16 +199,17 @@ final class QueueAdministration {
         }
     }
 
-    /** See {@link LocalQueue#browse(BrowseCursor, int, LocalQueue.BrowseSink)}. */
-    int browse(BrowseCursor cursor, int max, LocalQueue.BrowseSink sink) {
+    /** See {@link LocalQueue#browse(BrowseCursor, int, long, LocalQueue.BrowseSink)}. */
+    int browse(BrowseCursor cursor, int max, long maxBytes, LocalQueue.BrowseSink sink) {
         long now = clock.millis();
         int shown = 0;
+        long bytes = 0;
         queue.lock();
         try {
-            while (cursor.priority >= 0 && shown < max) {
+            while (cursor.priority >= 0 && shown < max && bytes < maxBytes) {
                 MessageList list = dispatch.list(cursor.priority);
                 QueuedMessage m = resumePoint(list, cursor);
-                while (m != null && shown < max && m.sequence < cursor.endSequence) {
+                while (m != null && shown < max && bytes < maxBytes && m.sequence < cursor.endSequence) {
                     QueuedMessage next = m.next;
                     if (m.isExpiredAt(now)) {
                         dispatch.unlink(m);
@@ -219,13 +220,14 @@ final class QueueAdministration {
                         if (QueueDispatch.matches(cursor.selector, m)) {
                             sink.browsed(m.content().retainedDuplicate(), m.deliveryCount());
                             shown++;
+                            bytes += m.content().readableBytes();
                         } else if (m.undecodable != null) {
                             dispatch.setAside(m);
                         }
                     }
                     m = next;
                 }
-                if (shown < max) {
+                if (shown < max && bytes < maxBytes) {
                     cursor.priority--;
                     cursor.last = null;
                     cursor.lastSequence = 0;
@@ -250,19 +252,23 @@ final class QueueAdministration {
         return m;
     }
 
-    /** See {@link LocalQueue#browsePaged(BrowseCursor, int, LocalQueue.BrowseSink, Executor, IntConsumer)}. */
-    void browsePaged(BrowseCursor cursor, int max, LocalQueue.BrowseSink sink, Executor whereDone, IntConsumer done) {
+    /** See {@link LocalQueue#browsePaged(BrowseCursor, int, long, LocalQueue.BrowseSink, Executor, IntConsumer)}. */
+    void browsePaged(BrowseCursor cursor, int max, long maxBytes, LocalQueue.BrowseSink sink, Executor whereDone,
+                     IntConsumer done) {
         if (cursor.pagedFinished) {
             whereDone.execute(() -> done.accept(0));
             return;
         }
-        paging.browse(cursor, max, sink, whereDone, done);
+        paging.browse(cursor, max, maxBytes, sink, whereDone, done);
     }
 
-    /** As {@link #browsePaged(BrowseCursor, int, LocalQueue.BrowseSink, Executor, IntConsumer)}, waiting for it. */
+    /**
+     * As {@link #browsePaged(BrowseCursor, int, long, LocalQueue.BrowseSink, Executor, IntConsumer)} without a bound in
+     * bytes, waiting for it.
+     */
     int browsePaged(BrowseCursor cursor, int max, LocalQueue.BrowseSink sink) {
         CompletableFuture<Integer> shown = new CompletableFuture<>();
-        browsePaged(cursor, max, sink, Runnable::run, shown::complete);
+        browsePaged(cursor, max, Long.MAX_VALUE, sink, Runnable::run, shown::complete);
         return shown.join();
     }
 

@@ -760,6 +760,7 @@ public final class QueueManager implements AutoCloseable {
                         .description() + "): change its settings with 'alter queue " + name + "'.");
             }
             runtimeDefinitions.put(name, definition);
+            resolver.changed(); // a transmission queue named as a queue manager, say
             saveDefinitions();
             return queue;
         } finally {
@@ -799,6 +800,7 @@ public final class QueueManager implements AutoCloseable {
                 throw unknownQueue(name);
             }
             runtimeDefinitions.put(name, altered);
+            resolver.changed(); // its usage, transmission or not
             saveDefinitions();
             return queue;
         } finally {
@@ -878,6 +880,9 @@ public final class QueueManager implements AutoCloseable {
             Retirement r = result[0];
             if (r == null) {
                 throw unknownQueue(name);
+            }
+            if (r.deleted()) {
+                resolver.changed(); // a transmission queue some name led to, say
             }
             if (!r.deleted()) {
                 throw WharfException.illegalState("Queue '" + name + "' " + inUse(r) + ": delete it with force "

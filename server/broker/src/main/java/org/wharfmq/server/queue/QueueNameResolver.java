@@ -9,6 +9,7 @@ import org.wharfmq.server.config.QueueReference;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * Where a queue name leads, as IBM MQ resolves names (docs/distributed.md, "How a message finds its queue"): a local
@@ -22,8 +23,10 @@ import java.util.concurrent.ConcurrentHashMap;
  * queue, the queue manager and the definitions that would make it resolve.
  *
  * <p>A name that is a local queue costs the one map look-up it always did ({@link QueueManager#queue(String,
- * QueueCreator)}): the definitions here are asked only for names that are not local queues. Thread-safe: the
- * definitions are a concurrent map, changed by the queue manager under its definitions lock.
+ * QueueCreator)}): the definitions here are asked only for names that are not local queues, and a session remembers
+ * where the last name it put to on another queue manager leads until they change ({@link RemoteRoute}, by
+ * {@link #generation}). Thread-safe: the definitions are a concurrent map, changed by the queue manager under its
+ * definitions lock.
  */
 public final class QueueNameResolver {
 
@@ -50,6 +53,8 @@ public final class QueueNameResolver {
     private final String ownName;
     private final String defaultTransmissionQueue;
     private final Map<String, QueueReference> references = new ConcurrentHashMap<>();
+    /** Moved on by every change of the definitions names are resolved by ({@link #changed}): {@link RemoteRoute}. */
+    private final AtomicLong generation = new AtomicLong();
 
     QueueNameResolver(QueueManager queues, String ownName, String defaultTransmissionQueue) {
         this.queues = queues;
@@ -79,10 +84,29 @@ public final class QueueNameResolver {
 
     void put(QueueReference reference) {
         references.put(reference.name(), reference);
+        changed();
     }
 
     void remove(String name) {
         references.remove(name);
+        changed();
+    }
+
+    /**
+     * Says that a definition names are resolved by has changed (an alias or remote definition here; a queue defined,
+     * altered or deleted, by the queue manager): what was resolved before may lead elsewhere now. Call after the
+     * change is made.
+     */
+    void changed() {
+        generation.incrementAndGet();
+    }
+
+    /**
+     * The number of changes of the definitions so far ({@link #changed}): a resolution made while it held the same
+     * number leads where it did.
+     */
+    long generation() {
+        return generation.get();
     }
 
     /**

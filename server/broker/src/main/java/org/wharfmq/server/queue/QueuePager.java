@@ -115,10 +115,12 @@ interface QueuePager {
 
     /**
      * The paged part of a browse, on the paging thread: up to {@code max} more paged messages the cursor's selector
-     * accepts, each handed to {@code sink} as a copy of its own; then {@code done} runs with how many, on
-     * {@code whereDone}. Without the queue's lock.
+     * accepts, and no more once their encoded lengths reach {@code maxBytes} (at least one), each handed to
+     * {@code sink} as a copy of its own; then {@code done} runs with how many, on {@code whereDone}. Without the
+     * queue's lock.
      */
-    void browse(BrowseCursor cursor, int max, LocalQueue.BrowseSink sink, Executor whereDone, IntConsumer done);
+    void browse(BrowseCursor cursor, int max, long maxBytes, LocalQueue.BrowseSink sink, Executor whereDone,
+                IntConsumer done);
 
     // ---- recovery ----
 

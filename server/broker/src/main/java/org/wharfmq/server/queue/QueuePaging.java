@@ -599,22 +599,24 @@ final class QueuePaging implements QueuePager {
     }
 
     @Override
-    public void browse(BrowseCursor cursor, int max, LocalQueue.BrowseSink sink, Executor whereDone,
+    public void browse(BrowseCursor cursor, int max, long maxBytes, LocalQueue.BrowseSink sink, Executor whereDone,
                        IntConsumer done) {
         pager.execute(() -> {
-            int shown = browse(cursor, max, sink);
+            int shown = browse(cursor, max, maxBytes, sink);
             whereDone.execute(() -> done.accept(shown));
         });
     }
 
     /**
      * The paged part of a browse ({@link LocalQueue#browsePaged}), on the paging thread: up to {@code max} more paged
-     * messages that the cursor's selector accepts, read from the page files in the order paged (those read back
-     * meanwhile are not shown again), each handed to {@code sink} as a copy of its own.
+     * messages that the cursor's selector accepts, and none more once their encoded lengths reach {@code maxBytes}
+     * (so at least one), read from the page files in the order paged (those read back meanwhile are not shown
+     * again), each handed to {@code sink} as a copy of its own.
      *
-     * @return how many were shown; fewer than {@code max} only once the cursor's paged part is finished
+     * @return how many were shown; fewer than {@code max} only once the cursor's paged part is finished or
+     *         {@code maxBytes} is reached
      */
-    private int browse(BrowseCursor cursor, int max, LocalQueue.BrowseSink sink) {
+    private int browse(BrowseCursor cursor, int max, long maxBytes, LocalQueue.BrowseSink sink) {
         PageStore store = pageStore;
         if (store == null || queue.deleted()) { // read without the lock: a deleted queue's files are going anyway
             cursor.pagedFinished = true;
@@ -626,7 +628,8 @@ final class QueuePaging implements QueuePager {
         ByteBuf buffer = pager.readBuffer();
         long now = clock.millis();
         int shown = 0;
-        while (shown < max) {
+        long shownBytes = 0;
+        while (shown < max && shownBytes < maxBytes) {
             int found;
             try {
                 found = store.browse(cursor.paged, buffer, 1);
@@ -650,6 +653,7 @@ final class QueuePaging implements QueuePager {
             ByteBuf copy = CompactionArena.copyAlone(bytes, ByteBufAllocator.DEFAULT);
             QueuedMessage m = queue.fromPage(copy); // to select on
             if (!m.isExpiredAt(now) && QueueDispatch.matches(cursor.selector, m)) {
+                shownBytes += copy.readableBytes();
                 sink.browsed(copy, deliveryCount);
                 shown++;
             } else {

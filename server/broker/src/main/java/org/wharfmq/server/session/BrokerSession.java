@@ -24,6 +24,7 @@ import org.wharfmq.server.queue.DeadLetters;
 import org.wharfmq.server.queue.LocalQueue;
 import org.wharfmq.server.queue.QueueManager;
 import org.wharfmq.server.queue.QueueNameResolver;
+import org.wharfmq.server.queue.RemoteRoute;
 import org.wharfmq.server.queue.QueuedMessage;
 import org.wharfmq.server.queue.SystemQueues;
 import org.wharfmq.server.security.ConnectionAccess;
@@ -132,6 +133,8 @@ public final class BrokerSession {
      * asks for one. Event loop only.
      */
     private boolean acknowledgementsUnsynced;
+    /** Where the last name this session's producers put to on another queue manager leads, resolved once. */
+    private final RemoteRoute remoteRoute = new RemoteRoute();
     /** The messages an ACK takes off their queues, one list for every ACK (none is kept past its handling). */
     private final List<QueuedMessage> acknowledging = new ArrayList<>();
     /**
@@ -270,10 +273,11 @@ public final class BrokerSession {
                 throw e;
             }
             if (browse) {
-                ServerBrowser browser = new ServerBrowser(f.consumerId(), id, queue, selector, channel);
+                ServerBrowser browser = new ServerBrowser(f.consumerId(), id, queue, selector, channel,
+                        f.windowBytes());
                 browsers.put(f.consumerId(), browser);
                 replies.ok(f.requestId()); // answered before the first DELIVER, as for consumers
-                browser.addCredit(f.credit());
+                browser.start(f.credit());
                 return;
             }
             consumer = new ServerConsumer(f, this, queue, selector);
@@ -317,7 +321,7 @@ public final class BrokerSession {
     public void closeConsumer(int consumerId, long lastConsumedDeliveryId) {
         ServerBrowser browser = browsers.remove(consumerId);
         if (browser != null) {
-            browser.close(); // a browser holds no message: its DELIVERs were copies
+            browser.close(); // a browser holds no message: its DELIVERs were copies (paged ones given back)
             return;
         }
         ServerConsumer consumer = consumers.remove(consumerId);
@@ -593,7 +597,7 @@ public final class BrokerSession {
                 if (destination == null) {
                     queueManager.queue((WireDestination) null, access.createCheck()); // refuses it, naming why
                 }
-                QueueNameResolver.Resolution resolution = queueManager.resolver().resolve(destination,
+                QueueNameResolver.Resolution resolution = remoteRoute.resolve(queueManager.resolver(), destination,
                         access.createCheck());
                 if (resolution.remote()) {
                     return toTransmissionQueue(content, headers, resolution);

@@ -79,12 +79,15 @@ final class Transaction {
         persistence.putInTransaction(id, message);
     }
 
-    /** A publication in the transaction: its copies are sends; a retained one is retained at commit. */
+    /**
+     * A publication in the transaction: its copies are sends, stored as one record (their bytes once); a retained one
+     * is retained at commit.
+     */
     void publish(Publication publication) {
         List<QueuedMessage> copies = publication.copies();
-        for (int i = 0; i < copies.size(); i++) {
-            send(copies.get(i));
-        }
+        sends.addAll(copies);
+        inStore |= persistence.storesAny(copies);
+        persistence.putCopiesInTransaction(id, copies);
         if (publication.retains()) {
             retains.add(publication);
         }

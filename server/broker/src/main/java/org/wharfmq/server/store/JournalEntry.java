@@ -58,6 +58,25 @@ final class JournalEntry {
                 message.content().retain(), null, null, completion);
     }
 
+    /**
+     * The copies of one message on several queues as one record, which holds their bytes once (the first copy's: the
+     * copies share them).
+     */
+    static JournalEntry putCopies(long tx, java.util.List<? extends StoredMessage> copies, StoreCompletion completion) {
+        int n = copies.size();
+        String[] queues = new String[n];
+        long[] sequences = new long[n];
+        for (int i = 0; i < n; i++) {
+            StoredMessage copy = copies.get(i);
+            assert copy.content().readableBytes() == copies.get(0).content().readableBytes()
+                    : "the copies of one message carry the same bytes: " + copy + " differs from " + copies.get(0);
+            queues[i] = copy.queueName();
+            sequences[i] = copy.sequence();
+        }
+        return new JournalEntry(JournalRecord.PUT_COPIES, tx, null, 0, 0, copies.get(0).content().retain(), queues,
+                sequences, completion);
+    }
+
     static JournalEntry remove(long tx, Iterable<? extends StoredMessage> messages, StoreCompletion completion) {
         int n = 0;
         for (StoredMessage ignored : messages) {

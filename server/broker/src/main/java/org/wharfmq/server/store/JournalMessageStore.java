@@ -141,13 +141,14 @@ public final class JournalMessageStore implements MessageStore {
             double seconds = (System.nanoTime() - start) / 1e9;
             LOG.log(System.Logger.Level.INFO, String.format(java.util.Locale.ROOT,
                     "Journal %s recovered in %.3f s: %d messages restored on %d queues, %d records %s, %d open "
-                            + "transactions rolled back, %d prepared XA transactions in doubt%s; durability %s",
+                            + "transactions rolled back, %d prepared XA transactions in doubt%s; durability %s; "
+                            + "journal format %d",
                     journal.directory(), seconds, store.recovered.size(), recovery.lastSequences.size(),
                     recovery.records, recovered != null ? "applied as the replica received them" : "read",
                     recovery.rolledBackTransactions, store.prepared.size(),
                     recovery.damage.isEmpty() ? (recovery.closedCleanly ? "" : "; the last run did not stop in order")
                             : "; DAMAGE IGNORED: " + String.join("; ", recovery.damage),
-                    config.durability()));
+                    config.durability(), JournalRecord.FORMAT));
             store.writerThread.start();
             return store;
         } catch (IOException | RuntimeException | Error e) {
@@ -200,6 +201,17 @@ public final class JournalMessageStore implements MessageStore {
         writer.submit(JournalEntry.put(0, message, completion));
     }
 
+    /** One PUT_COPIES record (one PUT for one copy): the message's bytes once, one entry for the writer, one sync. */
+    @Override
+    public void putCopies(List<? extends StoredMessage> copies, StoreCompletion completion) {
+        writer.submit(copies(0, copies, completion));
+    }
+
+    private static JournalEntry copies(long tx, List<? extends StoredMessage> copies, StoreCompletion completion) {
+        return copies.size() == 1 ? JournalEntry.put(tx, copies.get(0), completion)
+                : JournalEntry.putCopies(tx, copies, completion);
+    }
+
     @Override
     public void remove(Iterable<? extends StoredMessage> messages, StoreCompletion completion) {
         writer.submit(JournalEntry.remove(0, messages, completion));
@@ -208,6 +220,12 @@ public final class JournalMessageStore implements MessageStore {
     @Override
     public void putInTransaction(long transactionId, StoredMessage message) {
         writer.submit(JournalEntry.put(transactionBase + transactionId, message, StoreCompletion.NONE));
+    }
+
+    /** As {@link #putCopies}: one record, in the transaction. */
+    @Override
+    public void putCopiesInTransaction(long transactionId, List<? extends StoredMessage> copies) {
+        writer.submit(copies(transactionBase + transactionId, copies, StoreCompletion.NONE));
     }
 
     @Override

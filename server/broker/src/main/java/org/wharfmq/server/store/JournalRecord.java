@@ -24,6 +24,9 @@ import java.util.zip.CRC32C;
  *   QUEUE_DELETED str name   (a queue created at run time, deleted as unused: its QUEUE record is dead)
  *   PREPARE   i64 tx | i32 length | branch bytes   (an XA branch's Xid and owner, XaBranch.storeKey: the
  *                                                   transaction is in doubt until its COMMIT or ROLLBACK)
+ *   PUT_COPIES  i64 tx (0 = none) | i32 n | n x (str queue | i64 sequence) | i32 length | message bytes
+ *                                 (one message's copies on n queues, a publication's: its bytes once; since journal
+ *                                 format 2)
  *
  *   str = u16 length | UTF-8 bytes;  integers big-endian
  * </pre>
@@ -44,6 +47,14 @@ final class JournalRecord {
     static final byte UNSUBSCRIBED = 9;
     static final byte QUEUE_DELETED = 10;
     static final byte PREPARE = 11;
+    /** Since journal format 2 ({@link #FORMAT}): a journal of format 1 has none, and recovers as it always did. */
+    static final byte PUT_COPIES = 12;
+
+    /**
+     * The journal's format: 2 since {@link #PUT_COPIES}. A server reads every format up to its own; one of an earlier
+     * format stops reading a segment at its first record of a later type (docs/persistence.md, "Record formats").
+     */
+    static final int FORMAT = 2;
 
     private static final int SUB_NO_LOCAL = 1;
     private static final int SUB_SHARED = 2;
@@ -65,18 +76,45 @@ final class JournalRecord {
         out.writeLong(sequence).writeInt(deliveryCount).writeInt(length);
     }
 
+    /** Writes the fields of a PUT_COPIES up to, not including, the message bytes. */
+    static void putCopiesHeader(ByteBuf out, long tx, String[] queues, long[] sequences, int length) {
+        out.writeByte(PUT_COPIES).writeLong(tx).writeInt(queues.length);
+        for (int i = 0; i < queues.length; i++) {
+            writeString(out, queues[i]);
+            out.writeLong(sequences[i]);
+        }
+        out.writeInt(length);
+    }
+
     /**
-     * Reads a verified PUT record's fields up to the message bytes, leaving {@code record} at them.
+     * Reads a verified PUT or PUT_COPIES record's fields up to the message bytes, leaving {@code record} at them.
      *
      * @return the message's length
      */
     static int skipPutHeader(ByteBuf record) {
-        record.readByte();
+        byte type = record.readByte();
         record.readLong();
-        readString(record);
-        record.readLong();
-        record.readInt();
+        if (type == PUT_COPIES) {
+            int n = record.readInt();
+            for (int i = 0; i < n; i++) {
+                record.skipBytes(record.readUnsignedShort());
+                record.readLong();
+            }
+        } else {
+            readString(record);
+            record.readLong();
+            record.readInt();
+        }
         return record.readInt();
+    }
+
+    /**
+     * The bytes of a PUT_COPIES record of {@code bytes} that its {@code copy}-th of {@code copies} copies counts as
+     * live: an even share, the rest of the division on the first, so that the record's bytes are live while any copy
+     * is and dead once none is.
+     */
+    static int share(int bytes, int copies, int copy) {
+        return bytes / copies + (copy == 0 ? bytes % copies : 0);
     }
 
     static void remove(ByteBuf out, long tx, String[] queues, long[] sequences) {

@@ -162,6 +162,15 @@ final class JournalState {
         return onQueue == null ? null : onQueue.get(key(sequence));
     }
 
+    /** A message a PUT or PUT_COPIES recorded: live from here outside a transaction (tx 0), else at its commit. */
+    void put(long tx, Live record) {
+        if (tx == 0) {
+            put(record);
+        } else {
+            txPut(tx, record);
+        }
+    }
+
     void txPut(long tx, Live record) {
         pending(tx).puts.add(record);
         segment(record.segment).pendingRecords++;

@@ -303,7 +303,7 @@ final class JournalWriter implements Runnable {
      */
     private boolean write(JournalEntry e) {
         switch (e.type) {
-            case JournalRecord.PUT:
+            case JournalRecord.PUT, JournalRecord.PUT_COPIES:
                 return writePut(e);
             case JournalRecord.REMOVE:
                 try {
@@ -379,13 +379,17 @@ final class JournalWriter implements Runnable {
         }
     }
 
+    /** A PUT, or a PUT_COPIES: one record whatever the copies, their bytes once. */
     private boolean writePut(JournalEntry e) {
         int length = e.content.readableBytes();
         JournalFullException full = space.refusal(length);
         int bytes = 0;
         if (full == null) {
             try {
-                bytes = append(() -> JournalRecord.putHeader(fields, e.tx, e.queue, e.sequence, 0, length), e.content);
+                Runnable header = e.type == JournalRecord.PUT_COPIES
+                        ? () -> JournalRecord.putCopiesHeader(fields, e.tx, e.queues, e.sequences, length)
+                        : () -> JournalRecord.putHeader(fields, e.tx, e.queue, e.sequence, 0, length);
+                bytes = append(header, e.content);
             } catch (JournalFullException noRoom) {
                 full = noRoom;
             }
@@ -397,12 +401,14 @@ final class JournalWriter implements Runnable {
             }
             throw full;
         }
-        JournalState.Live live = new JournalState.Live(e.queue, e.sequence, journal.currentSegment(),
-                lastIndex, bytes, 0);
-        if (e.tx == 0) {
-            state.put(live);
+        int segment = journal.currentSegment();
+        if (e.type == JournalRecord.PUT_COPIES) {
+            for (int i = 0; i < e.queues.length; i++) {
+                state.put(e.tx, new JournalState.Live(e.queues[i], e.sequences[i], segment, lastIndex,
+                        JournalRecord.share(bytes, e.queues.length, i), 0));
+            }
         } else {
-            state.txPut(e.tx, live);
+            state.put(e.tx, new JournalState.Live(e.queue, e.sequence, segment, lastIndex, bytes, 0));
         }
         return true;
     }

@@ -21,11 +21,35 @@ public interface MessageStore extends AutoCloseable {
     /** Records a persistent message sent outside a transaction. */
     void put(StoredMessage message, StoreCompletion completion);
 
+    /**
+     * Records the copies of one persistent message put on several queues at once outside a transaction (a publication's
+     * on its durable subscriptions; the copies carry the same bytes): {@code completion} runs once all of them are
+     * durable, and a crash leaves all of them or none. Each copy is consumed on its own ({@link #remove}). By default
+     * one {@link #put} each.
+     */
+    default void putCopies(java.util.List<? extends StoredMessage> copies, StoreCompletion completion) {
+        StoreCompletion all = Persistence.countdown(copies.size(), completion);
+        for (int i = 0; i < copies.size(); i++) {
+            put(copies.get(i), all);
+        }
+    }
+
     /** Records that persistent messages were consumed (acknowledged outside a transaction, expired or discarded). */
     void remove(Iterable<? extends StoredMessage> messages, StoreCompletion completion);
 
     /** Records a persistent message sent inside transaction {@code transactionId}; effective at commit. */
     void putInTransaction(long transactionId, StoredMessage message);
+
+    /**
+     * Records the copies of one persistent message sent inside transaction {@code transactionId} (a publication's on
+     * its durable subscriptions; the copies carry the same bytes); effective at commit. By default one
+     * {@link #putInTransaction} each.
+     */
+    default void putCopiesInTransaction(long transactionId, java.util.List<? extends StoredMessage> copies) {
+        for (int i = 0; i < copies.size(); i++) {
+            putInTransaction(transactionId, copies.get(i));
+        }
+    }
 
     /** Records a persistent message consumed inside transaction {@code transactionId}; effective at commit. */
     void removeInTransaction(long transactionId, StoredMessage message);

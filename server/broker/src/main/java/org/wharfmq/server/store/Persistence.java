@@ -65,6 +65,30 @@ public final class Persistence {
     }
 
     /**
+     * Stores those of {@code copies}, one message's copies on several queues (a publication's), that are stored, as
+     * one record ({@link MessageStore#putCopies}: their bytes once, all or none after a crash); {@code completion} runs
+     * once it is durable, at once when none is stored.
+     */
+    public void putCopies(List<? extends StoredMessage> copies, StoreCompletion completion) {
+        List<? extends StoredMessage> stored = stored(copies);
+        if (stored.isEmpty()) {
+            completion.completed(null);
+        } else {
+            store.putCopies(stored, completion);
+        }
+    }
+
+    /** Those of {@code messages} that are stored: the list itself when all are (copies on durable subscriptions). */
+    private static List<? extends StoredMessage> stored(List<? extends StoredMessage> messages) {
+        for (int i = 0; i < messages.size(); i++) {
+            if (!messages.get(i).persistent()) { // copies on durable and on non-durable subscriptions: the durable ones
+                return messages.stream().filter(StoredMessage::persistent).toList();
+            }
+        }
+        return messages;
+    }
+
+    /**
      * Records that a stored message was handed to a consumer for the {@code deliveryCount}-th time, so that a crash
      * brings it back marked redelivered. Nobody waits for it.
      */
@@ -143,6 +167,14 @@ public final class Persistence {
     public void putInTransaction(long transactionId, StoredMessage message) {
         if (message.persistent()) {
             store.putInTransaction(transactionId, message);
+        }
+    }
+
+    /** As {@link #putCopies}, the copies sent in transaction {@code transactionId}; effective at its commit. */
+    public void putCopiesInTransaction(long transactionId, List<? extends StoredMessage> copies) {
+        List<? extends StoredMessage> stored = stored(copies);
+        if (!stored.isEmpty()) {
+            store.putCopiesInTransaction(transactionId, stored);
         }
     }
 

@@ -199,12 +199,32 @@ final class Recovery {
                 }
                 // only where it is: its bytes are read back as its queue takes it (JournalReader)
                 sequenceSeen(queue, sequence);
-                JournalState.Live live = new JournalState.Live(queue, sequence, segment, index, bytes, deliveries);
-                if (tx == 0) {
-                    state.put(live);
-                } else {
-                    transactionSeen(tx);
-                    state.txPut(tx, live);
+                transactionSeen(tx);
+                state.put(tx, new JournalState.Live(queue, sequence, segment, index, bytes, deliveries));
+                break;
+            }
+            case JournalRecord.PUT_COPIES: {
+                long tx = in.readLong();
+                int n = in.readInt();
+                if (n < 1 || n > in.readableBytes()) {
+                    throw new IndexOutOfBoundsException(n + " copies");
+                }
+                String[] queues = new String[n];
+                long[] sequences = new long[n];
+                for (int i = 0; i < n; i++) {
+                    queues[i] = JournalRecord.readString(in);
+                    sequences[i] = in.readLong();
+                }
+                int length = in.readInt();
+                if (length != in.readableBytes()) {
+                    throw new IndexOutOfBoundsException("message length " + length);
+                }
+                transactionSeen(tx);
+                // one record for all the copies: each is live until its own REMOVE, the record until the last one's
+                for (int i = 0; i < n; i++) {
+                    sequenceSeen(queues[i], sequences[i]);
+                    state.put(tx, new JournalState.Live(queues[i], sequences[i], segment, index,
+                            JournalRecord.share(bytes, n, i), 0));
                 }
                 break;
             }

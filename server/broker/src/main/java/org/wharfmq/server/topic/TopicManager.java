@@ -397,18 +397,10 @@ public final class TopicManager {
      * becomes its topic's retained one now, so that its record is ordered with the others of the topic.
      */
     public void store(Publication publication, StoreCompletion then) {
-        List<QueuedMessage> copies = publication.copies();
         boolean retainNow = publication.retains() && publication.headers().persistent();
-        int records = retainNow ? 1 : 0;
-        for (int i = 0; i < copies.size(); i++) {
-            records += persistence.stores(copies.get(i)) ? 1 : 0;
-        }
-        StoreCompletion all = Persistence.countdown(records, then);
-        for (int i = 0; i < copies.size(); i++) {
-            if (persistence.stores(copies.get(i))) {
-                persistence.put(copies.get(i), all);
-            }
-        }
+        StoreCompletion all = retainNow ? Persistence.countdown(2, then) : then;
+        // the copies as one record (their bytes once): one journal entry, so one sync, and all or none after a crash
+        persistence.putCopies(publication.copies(), all);
         if (retainNow) {
             retain(publication, all);
         }

@@ -73,7 +73,7 @@ final class ServerConnection extends ChannelInboundHandlerAdapter implements Cli
     private final Identity identity;
     /** Gives this connection back to its user's quota of connections (security file); runs once. */
     private final Runnable releaseQuota;
-    /** The most a consumer's window in bytes may be (maxConsumerWindowBytes): what one that asks for more gets. */
+    /** The most a consumer's or browser's window in bytes may be (maxConsumerWindowBytes): one asking more gets it. */
     private final int maxConsumerWindowBytes;
     /** What the client may do; made once the channel (its peer address) is known. */
     private ConnectionAccess access;
@@ -490,8 +490,7 @@ final class ServerConnection extends ChannelInboundHandlerAdapter implements Cli
                 throw WharfException.illegalState("No destination given: a consumer must name a queue or a topic.");
             }
             temporaries.checkConsumable(f.destination());
-            session.openConsumer(f.windowBytes() > maxConsumerWindowBytes
-                    ? f.withWindowBytes(maxConsumerWindowBytes) : f);
+            session.openConsumer(windowCapped(f));
             sessionOfConsumer.put(f.consumerId(), session);
         } catch (WharfException e) {
             if (f.requestId() == 0) {
@@ -511,6 +510,17 @@ final class ServerConnection extends ChannelInboundHandlerAdapter implements Cli
             session.closeConsumer(f.consumerId(), f.lastConsumedDeliveryId());
         }
         replies.ok(f.requestId());
+    }
+
+    /**
+     * {@code f} with its window in bytes at most maxConsumerWindowBytes; a browser that asks for none (a version 2
+     * client, or {@code consumerWindowBytes=0}) gets that cap too, since the server settles a browse by its CREDITs'
+     * counts and needs nothing of the client to bound it (docs/protocol.md, "Browsing").
+     */
+    private Frame.CreateConsumer windowCapped(Frame.CreateConsumer f) {
+        boolean browser = (f.flags() & Frame.CONSUMER_BROWSER) != 0;
+        return f.windowBytes() > maxConsumerWindowBytes || browser && f.windowBytes() == 0
+                ? f.withWindowBytes(maxConsumerWindowBytes) : f;
     }
 
     @Override

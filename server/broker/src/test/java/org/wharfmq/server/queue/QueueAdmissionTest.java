@@ -99,6 +99,42 @@ class QueueAdmissionTest {
         assertTrue(queue.blocksProducers(), "its producers' credit is withheld instead");
     }
 
+    /**
+     * A queue whose policy keeps its messages in memory holds at most the server's share of its budget (75 %), with
+     * no budget of its own or one larger than that: fail refuses past it, naming the share, the setting and the fix;
+     * block holds its producers back there, while the server's budget still has room for others (its consumers'
+     * sends among them: BlockQueueForwardingTest).
+     */
+    @Test
+    void aQueueThatKeepsItsMessagesInMemoryHoldsAtMostTheServersShareWhateverItsOwnBudget() {
+        MemoryBudget server = new MemoryBudget(100 * oneMessage, "setting maxMemoryBytes");
+        LocalQueue failing = queue(1000, new MemoryLimit(0, MemoryPolicy.FAIL, OWNER, "none of its own",
+                MemoryLimit.PageLimit.NONE), server);
+        for (int i = 0; i < 75; i++) {
+            put(failing, "a", false);
+        }
+        WharfException refused = assertThrows(WharfException.class, () -> put(failing, "b", false));
+        assertEquals(ErrorCode.QUEUE_FULL, refused.code());
+        assertEquals("The memory budget of queue 'ORDERS.QUEUE1' is spent: it holds " + 75 * oneMessage + " bytes of"
+                + " messages and may hold " + 75 * oneMessage + " (75 % of the server's memory budget of "
+                + 100 * oneMessage + " bytes (setting maxMemoryBytes), the most one queue that keeps its messages in"
+                + " memory may hold); this message needs " + oneMessage + " more, and its policy, " + MemoryPolicy.FAIL
+                + ", refuses it. Consume its messages, raise maxMemoryBytes, or give it the policy page to keep what"
+                + " is past the share on disk.", refused.getMessage());
+        assertTrue(server.hasRoomFor(oneMessage), "the server's budget has room for others");
+
+        MemoryBudget other = new MemoryBudget(100 * oneMessage, "setting maxMemoryBytes");
+        LocalQueue blocking = queue(1000, new MemoryLimit(200 * oneMessage, MemoryPolicy.BLOCK, OWNER, SETTING,
+                MemoryLimit.PageLimit.NONE), other);
+        for (int i = 0; i < 74; i++) {
+            put(blocking, "a", false);
+        }
+        assertFalse(blocking.blocksProducers());
+        put(blocking, "a", false);
+        assertTrue(blocking.overBudget() && blocking.blocksProducers(), "held back at the share, under its own budget");
+        assertFalse(other.spent());
+    }
+
     @Test
     void policyDropDropsTheOldestNonPersistentCopiesCountedAsDroppedNotAsExpired() {
         LocalQueue subscription = subscription(100, new MemoryLimit(3 * oneMessage, MemoryPolicy.DROP,
@@ -153,8 +189,13 @@ class QueueAdmissionTest {
 
     /** Queue {@value #NAME} with the depth limit {@code maxDepth} of its own and {@code limit}. */
     private LocalQueue queue(long maxDepth, MemoryLimit limit) {
+        return queue(maxDepth, limit, MemoryBudget.unlimited());
+    }
+
+    /** Queue {@value #NAME} as {@link #queue(long, MemoryLimit)} makes it, counting against the server's {@code budget}. */
+    private LocalQueue queue(long maxDepth, MemoryLimit limit, MemoryBudget budget) {
         LocalQueue queue = LocalQueue.defined(NAME, maxDepth, true, queues.persistence(), queues.deadLetters(),
-                InstantSource.system(), limit, MemoryBudget.unlimited(), null);
+                InstantSource.system(), limit, budget, null);
         made.add(queue);
         return queue;
     }

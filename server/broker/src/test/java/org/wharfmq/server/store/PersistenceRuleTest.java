@@ -62,6 +62,16 @@ class PersistenceRuleTest {
             persistence.remove(List.of(notStored), none);
             assertTrue(none.result.isDone(), "removing only messages that are not stored completes at once");
             assertEquals(start + 2, journal.records());
+
+            // a publication's copies: those on durable subscriptions only, as one record
+            StoreHarness.Done noCopy = new StoreHarness.Done();
+            persistence.putCopies(List.of(notStored, notStored), noCopy);
+            assertTrue(noCopy.result.isDone(), "copies none of which is stored complete at once");
+            persistence.putCopiesInTransaction(7, List.of(notStored));
+            StoreHarness.Done copies = new StoreHarness.Done();
+            persistence.putCopies(List.of(new Message(3, true), notStored, new Message(4, true)), copies);
+            assertNull(copies.await());
+            assertEquals(start + 3, journal.records(), "one record of the two stored copies");
         }
     }
 

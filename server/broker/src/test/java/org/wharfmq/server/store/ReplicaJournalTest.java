@@ -96,6 +96,7 @@ class ReplicaJournalTest {
             // tx 1 consumed 381, tx 3 (in doubt) holds 382 back, tx 5 (open) consumed 383 and is rolled back
             assertEquals(List.of("xid-3: sends [ORDERS#403=sent in tx 3] consumed [ORDERS#382=m382/1]"), live.prepared);
             assertEquals(3, live.deliveryCounts.get("ORDERS#390"), "delivered twice, the next delivery is the third");
+            assertEquals(publicationCopies(), copies(live), "the publications' copies still live");
 
             // the store goes on from there: its in-doubt transaction commits
             StoreHarness.Done commit = new StoreHarness.Done();
@@ -154,6 +155,27 @@ class ReplicaJournalTest {
         assertTrue(live.messages.stream().noneMatch(m -> m.startsWith("FLOW#") || m.startsWith("ORDERS#405=")),
                 "" + live.messages);
         assertEquals(List.of("xid-3: sends [ORDERS#403=sent in tx 3] consumed [ORDERS#382=m382/1]"), live.prepared);
+        assertEquals(publicationCopies(), copies(live),
+                "the publications' copies still live, copied forward by the active store's reclamation");
+    }
+
+    /** The recovered copies of {@link #workload}'s publications, sorted. */
+    private static List<String> copies(Recovered recovered) {
+        return recovered.messages.stream().filter(m -> m.startsWith("SUB.")).sorted().toList();
+    }
+
+    /** The copies {@link #workload}'s publications leave live, sorted: SUB.A's 20, SUB.B's 11 on, SUB.C's 6 on. */
+    private static List<String> publicationCopies() {
+        List<String> copies = new ArrayList<>();
+        copies.add("SUB.A#20=p20");
+        for (int i = 6; i <= 20; i++) {
+            if (i > 10) {
+                copies.add("SUB.B#" + i + "=p" + i);
+            }
+            copies.add("SUB.C#" + i + "=p" + i);
+        }
+        copies.sort(null);
+        return copies;
     }
 
     /**
@@ -275,6 +297,17 @@ class ReplicaJournalTest {
             if (i % 10 == 0) {
                 store.delivered(Message.of("ORDERS", i, ""), 1);
                 store.delivered(Message.of("ORDERS", i, ""), 2);
+            }
+        }
+        // publications' copies on three subscriptions' queues, one record each: 1 to 19 consumed on SUB.A, 1 to 10
+        // on SUB.B, 1 to 5 on SUB.C (so records 1 to 5 are dead, the others live with one, two or three copies)
+        for (int i = 1; i <= 20; i++) {
+            StoreHarness.putCopies(store, i, "p" + i, "SUB.A", "SUB.B", "SUB.C");
+        }
+        for (int i = 1; i <= 20; i++) {
+            for (String queue : i <= 5 ? List.of("SUB.A", "SUB.B", "SUB.C") : i <= 10 ? List.of("SUB.A", "SUB.B")
+                    : i < 20 ? List.of("SUB.A") : List.<String>of()) {
+                StoreHarness.remove(store, Message.of(queue, i, ""));
             }
         }
         for (int i = 1; i <= consumed; i++) {

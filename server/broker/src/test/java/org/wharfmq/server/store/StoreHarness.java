@@ -120,6 +120,25 @@ final class StoreHarness {
         }
     }
 
+    /** One message's copies: {@code text} on each of {@code queues} at {@code sequence}. */
+    static List<Message> copies(long sequence, String text, String... queues) {
+        List<Message> copies = new ArrayList<>();
+        for (String queue : queues) {
+            copies.add(Message.of(queue, sequence, text));
+        }
+        return copies;
+    }
+
+    /** Puts one message's {@link #copies} and waits until they are durable. */
+    static void putCopies(MessageStore store, long sequence, String text, String... queues) throws Exception {
+        Done done = new Done();
+        store.putCopies(copies(sequence, text, queues), done);
+        Throwable failure = done.await();
+        if (failure != null) {
+            throw new AssertionError("putCopies failed", failure);
+        }
+    }
+
     static void remove(MessageStore store, Message m) throws Exception {
         Done done = new Done();
         store.remove(List.of(m), done);

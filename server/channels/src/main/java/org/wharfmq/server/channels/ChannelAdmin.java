@@ -96,6 +96,7 @@ final class ChannelAdmin {
                     + "): change it with 'alter channel " + name + "', or give the new channel another name.");
         }
         ChannelDefinition d = read(name, attributes, "define");
+        checkTransmissionQueue(d, "defined");
         definitions.put(name, d);
         try {
             if (d.type() == ChannelDefinition.Type.SENDER) {
@@ -137,6 +138,7 @@ final class ChannelAdmin {
             }
         });
         ChannelDefinition altered = read(name, attributes, "alter");
+        checkTransmissionQueue(altered, "altered");
         List<String> partner = partnerChanges(current, altered);
         String effect;
         if (altered.type() == ChannelDefinition.Type.SENDER) {
@@ -371,6 +373,25 @@ final class ChannelAdmin {
         }
         return each.size() == 1 ? each.get(0)
                 : String.join(", ", each.subList(0, each.size() - 1)) + " and " + each.get(each.size() - 1);
+    }
+
+    /**
+     * Refuses sender {@code d} when another channel in force is a sender of its transmission queue
+     * ({@link ChannelSettings#checkOneSenderPerTransmissionQueue}).
+     */
+    private void checkTransmissionQueue(ChannelDefinition d, String done) {
+        List<ChannelDefinition> all = new ArrayList<>();
+        for (ChannelDefinition other : definitions.definitions()) {
+            if (!other.name().equals(d.name())) {
+                all.add(other);
+            }
+        }
+        all.add(d);
+        try {
+            ChannelSettings.checkOneSenderPerTransmissionQueue(all);
+        } catch (ConfigurationException e) {
+            throw new IllegalArgumentException("Channel '" + d.name() + "' is not " + done + ": " + e.getMessage());
+        }
     }
 
     private ChannelDefinition read(String name, Map<String, String> attributes, String verb) {

@@ -314,7 +314,7 @@ final class ChannelReceiver implements AutoCloseable {
                 if (!headers.persistent() && id != null) { // without an id it could be put twice: with the batch
                     fast.add(id);
                     fastBytes += message.readableBytes();
-                    putFast(partner, from, message, id);
+                    putFast(partner, from, message, headers);
                     return;
                 }
             }
@@ -455,14 +455,15 @@ final class ChannelReceiver implements AutoCloseable {
                 for (ByteBuf message : b.messages()) {
                     bytes += message.readableBytes();
                     // only a batch sent again after an alter from fast to normal holds messages put FAST already
-                    String id = fastAgreed || fastIds.isEmpty() ? null : putFastAlready(message);
+                    MessageHeaders headers = fastAgreed || fastIds.isEmpty() ? null : MessageHeaders.read(message);
+                    String id = headers == null ? null : putFastAlready(headers);
                     if (id != null) {
                         putAlready = putAlready.isEmpty() ? new ArrayList<>() : putAlready;
                         putAlready.add(id);
                     } else if (messageByMessage) {
-                        putOrDeadLetter(partner, from, message, b.batchId(), attempt);
+                        putOrDeadLetter(partner, from, message, headers, b.batchId(), attempt);
                     } else {
-                        ReceiverPuts.Routed routed = puts.route(from, message);
+                        ReceiverPuts.Routed routed = puts.route(from, message, headers);
                         partner.putInBatch(routed.bytes(), routed.headers());
                     }
                 }
@@ -570,10 +571,12 @@ final class ChannelReceiver implements AutoCloseable {
     }
 
     /**
-     * Puts a non-persistent message of a batch at once, outside the batch, unless an earlier sending of its batch did.
-     * On the partner's event loop.
+     * Puts a non-persistent message of a batch, whose headers {@code headers} name its id, at once, outside the batch,
+     * unless an earlier sending of its batch did. On the partner's event loop.
      */
-    private void putFast(ChannelAcceptor.Peer peer, ReceiverPuts.Partner partner, ByteBuf message, String id) {
+    private void putFast(ChannelAcceptor.Peer peer, ReceiverPuts.Partner partner, ByteBuf message,
+                         MessageHeaders headers) {
+        String id = headers.messageId();
         if (fastIds.size() >= ChannelConfiguration.MAX_FAST_IDS) {
             fastIds.clear(); // ids of batches that never came back (their sender lost them with a restart)
         }
@@ -581,7 +584,7 @@ final class ChannelReceiver implements AutoCloseable {
             message.release();
             return;
         }
-        putNow(peer, partner, message);
+        putNow(peer, partner, message, headers);
     }
 
     /**
@@ -592,11 +595,12 @@ final class ChannelReceiver implements AutoCloseable {
         long bytes = message.readableBytes();
         // a message put FAST from a batch that then failed comes back to the sender, which may send it outside the
         // batches this time (its batch cut short where the redelivered messages came apart): put already, not again
-        String putAlready = fastIds.isEmpty() ? null : putFastAlready(message);
+        MessageHeaders headers = fastIds.isEmpty() ? null : MessageHeaders.read(message);
+        String putAlready = headers == null ? null : putFastAlready(headers);
         if (putAlready != null) {
             fastIds.remove(putAlready); // taken off the sender's transmission queue now: it does not come again
             message.release();
-        } else if (putNow(peer, partner, message)) {
+        } else if (putNow(peer, partner, message, headers)) {
             received.addOutsideBatch(bytes);
         }
     }
@@ -605,13 +609,15 @@ final class ChannelReceiver implements AutoCloseable {
      * Puts a non-persistent message now, inside the queue manager, through the partner's connection
      * ({@link ChannelAcceptor.Peer#put}): where its transmission header says, as the partner's user may, else on the
      * dead-letter queue with the reason; one its queue refuses goes to the dead-letter queue too, and one that queue
-     * refuses is lost, as FAST allows. Releases {@code message}.
+     * refuses is lost, as FAST allows. Releases {@code message}. {@code headers}: its headers when read already, else
+     * null ({@link ReceiverPuts#route}).
      *
      * @return whether it was put (where it was going or on the dead-letter queue)
      */
-    private boolean putNow(ChannelAcceptor.Peer peer, ReceiverPuts.Partner partner, ByteBuf message) {
+    private boolean putNow(ChannelAcceptor.Peer peer, ReceiverPuts.Partner partner, ByteBuf message,
+                           MessageHeaders headers) {
         try {
-            ReceiverPuts.Routed routed = puts.route(partner, message);
+            ReceiverPuts.Routed routed = puts.route(partner, message, headers);
             try {
                 peer.put(routed.bytes(), routed.headers());
             } catch (WharfException refused) {
@@ -642,11 +648,11 @@ final class ChannelReceiver implements AutoCloseable {
 
     /**
      * Puts one message of a batch tried too often in the batch's transaction; refused, it goes to the dead-letter
-     * queue with the reason, in the same transaction.
+     * queue with the reason, in the same transaction. {@code headers}: its headers when read already, else null.
      */
     private void putOrDeadLetter(ChannelAcceptor.Peer peer, ReceiverPuts.Partner partner, ByteBuf message,
-                                 long batchId, int attempt) throws DeadLetterQueueRefused {
-        ReceiverPuts.Routed routed = puts.route(partner, message);
+                                 MessageHeaders headers, long batchId, int attempt) throws DeadLetterQueueRefused {
+        ReceiverPuts.Routed routed = puts.route(partner, message, headers);
         String refusal;
         try {
             peer.putInBatch(routed.bytes(), routed.headers());
@@ -680,11 +686,10 @@ final class ChannelReceiver implements AutoCloseable {
     }
 
     /**
-     * The id of {@code message} when it is non-persistent and was put FAST already (in an earlier sending of its
-     * batch); else null.
+     * The id of the message of {@code headers} when it is non-persistent and was put FAST already (in an earlier
+     * sending of its batch); else null.
      */
-    private String putFastAlready(ByteBuf message) {
-        MessageHeaders headers = MessageHeaders.read(message);
+    private String putFastAlready(MessageHeaders headers) {
         String id = headers.messageId();
         return !headers.persistent() && id != null && fastIds.contains(id) ? id : null;
     }

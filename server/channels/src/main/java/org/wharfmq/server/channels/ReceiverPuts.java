@@ -97,9 +97,11 @@ final class ReceiverPuts {
      * {@code from}. Finds the two properties of its transmission header in one walk of its property section, for
      * every message a channel brings, and decodes neither when they name this queue manager and the queue the
      * message's JMSDestination names (as the sending queue manager writes them: {@link TransmissionHeader}).
+     * {@code read}: the message's headers when the caller has read them already ({@link MessageHeaders#read} of these
+     * very bytes), so that they are not read again; null to read them here.
      */
-    Routed route(Partner from, ByteBuf message) {
-        MessageHeaders headers = MessageHeaders.read(message);
+    Routed route(Partner from, ByteBuf message, MessageHeaders read) {
+        MessageHeaders headers = read != null ? read : MessageHeaders.read(message);
         int properties = message.readerIndex() + headers.propertiesOffset();
         long tags = PropertySection.tagsOf(message, properties, QUEUE_MANAGER_UTF8, QUEUE_UTF8); // one walk for both
         int queueManagerTag = PropertySection.firstTag(tags);

@@ -470,6 +470,14 @@ class ConfigurationFileTest {
         assertRefused("jmsProviders:\n  - name: a\n    jndi:\n      java.naming.provider.url: tcp://x:1\n",
                 "Invalid value for setting 'jmsProviders[0].jndi'");
         assertRefused("jmsProviders:\n  - name: a\n    url: tcp://x:1\n", "Unknown setting 'jmsProviders[0].url'");
+        assertTrue(ConfigurationFile.load(write("""
+                jmsProviders:
+                  - name: artemis
+                    jndi:
+                      java.naming.factory.initial: org.apache.activemq.artemis.jndi.ActiveMQInitialContextFactory
+                    xa: true
+                """)).flowHost().jmsProviders().get(0).xa(), "xa: true");
+        assertTrue(!artemis.xa(), "xa is off by default");
     }
 
     @Test

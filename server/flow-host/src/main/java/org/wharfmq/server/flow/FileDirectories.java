@@ -8,16 +8,14 @@ import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.LinkOption;
 import java.nio.file.Path;
-import java.util.ArrayDeque;
 import java.util.ArrayList;
-import java.util.Deque;
 import java.util.List;
 
 /**
  * The directories flows may read and write (setting {@code fileDirectories}): a flow whose file node names a
- * directory outside them is refused at deploy. Each path is compared as the file system resolves it: {@code ..}
- * and symbolic links are followed first (of a directory not made yet, its nearest existing parent), so neither
- * leads out. What a flow does is checked once, when it is deployed; a directory later replaced by a link is not
+ * directory outside them is refused at deploy. Each path is compared as the file system resolves it, name by name:
+ * symbolic links followed, {@code ..} taken from where the names before it led (after a directory not made yet too,
+ * as creating it would), so neither leads out. What a flow does is checked once, when it is deployed; a directory later replaced by a link is not
  * seen (the FileInput node does not follow links to files).
  */
 final class FileDirectories {
@@ -55,24 +53,33 @@ final class FileDirectories {
         }
     }
 
-    /** The path as the file system resolves it: its existing part with links and {@code ..} followed. */
+    /**
+     * The path as the file system resolves it, one name at a time: an existing one with its links followed, a
+     * {@code ..} from what the names before it resolved to (so a {@code ..} after a directory not made yet, which
+     * creating the directories makes real, leads where the file system would take it, through any link after it),
+     * a missing one as it is.
+     */
     private static Path real(Path path) {
         Path absolute = path.toAbsolutePath();
-        Deque<Path> missing = new ArrayDeque<>();
-        Path existing = absolute;
-        while (existing != null && !Files.exists(existing, LinkOption.NOFOLLOW_LINKS)) {
-            missing.push(existing.getFileName());
-            existing = existing.getParent();
+        Path real = absolute.getRoot();
+        for (Path name : absolute) {
+            String text = name.toString();
+            if (text.equals("..")) {
+                real = real.getParent() == null ? real : real.getParent();
+                continue;
+            }
+            if (text.equals(".")) {
+                continue;
+            }
+            real = real.resolve(name);
+            if (Files.exists(real, LinkOption.NOFOLLOW_LINKS)) {
+                try {
+                    real = real.toRealPath();
+                } catch (IOException e) { // a dangling link: nothing it names can be allowed
+                    throw new IllegalArgumentException("Directory " + path + " cannot be resolved: " + e, e);
+                }
+            }
         }
-        Path real;
-        try {
-            real = existing == null ? absolute.getRoot() : existing.toRealPath();
-        } catch (IOException e) { // a dangling link: nothing it names can be allowed
-            throw new IllegalArgumentException("Directory " + path + " cannot be resolved: " + e, e);
-        }
-        while (!missing.isEmpty()) {
-            real = real.resolve(missing.pop());
-        }
-        return real.normalize();
+        return real;
     }
 }

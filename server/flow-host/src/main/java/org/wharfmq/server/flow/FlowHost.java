@@ -6,6 +6,8 @@ import org.wharfmq.flow.FlowFactory;
 import org.wharfmq.flow.FlowProperties;
 import org.wharfmq.flow.Node;
 import org.wharfmq.flow.node.FileInputNode;
+import org.wharfmq.flow.node.JmsInputNode;
+import org.wharfmq.flow.node.JmsOutputNode;
 import org.wharfmq.flow.node.SqlNode;
 import org.wharfmq.flow.runtime.FlowHosting;
 import org.wharfmq.flow.runtime.FlowJar;
@@ -190,11 +192,12 @@ public final class FlowHost implements ServerPlugin {
     }
 
     /**
-     * Opens the data sources; when one is XA, first the transaction manager, and then a recovery scan, which settles
-     * what a crash left in doubt before any flow starts.
+     * Opens the data sources; when one of them or a JMS provider is XA, first the transaction manager (with the XA
+     * providers' recovery), and then a recovery scan, which settles what a crash left in doubt before any flow starts.
      */
     private void startDataSources(ServerConfig config, String vmUrl) {
-        if (settings.dataSources().stream().noneMatch(DataSourceConfig::xa)) {
+        if (settings.dataSources().stream().noneMatch(DataSourceConfig::xa)
+                && jmsProviders.values().stream().noneMatch(JmsProvider::xa)) {
             dataSources = new DataSourcePools(settings.dataSources(), null);
             return;
         }
@@ -203,6 +206,7 @@ public final class FlowHost implements ServerPlugin {
         xaFactory.setPassword(settings.password());
         transactions = XaTransactions.start(config.dataDirectory(), xaFactory, settings.recoveryPeriodSeconds());
         try {
+            jmsProviders.values().stream().filter(JmsProvider::xa).forEach(transactions::recoveryOf);
             dataSources = new DataSourcePools(settings.dataSources(), transactions);
             transactions.recoverAtStart();
         } catch (RuntimeException e) {
@@ -232,25 +236,34 @@ public final class FlowHost implements ServerPlugin {
     }
 
     /**
-     * Whether a flow is coordinated: one of its Database nodes names an XA data source.
+     * Whether a flow is coordinated: one of its Database nodes names an XA data source, or one of its JMSInput or
+     * JMSOutput nodes an XA JMS provider.
      *
-     * @throws IllegalArgumentException when its Database nodes name both XA and non-XA data sources
+     * @throws IllegalArgumentException when its Database nodes name both XA and non-XA data sources, or it uses an XA
+     *                                  provider and non-XA data sources
      */
     private boolean coordinated(FlowDefinition definition) {
         TreeSet<String> xa = new TreeSet<>();
         TreeSet<String> local = new TreeSet<>();
+        TreeSet<String> xaProviders = new TreeSet<>();
         for (Node node : definition.nodes().values()) {
             if (node instanceof SqlNode sql) {
                 (dataSources.isXa(sql.dataSource()) ? xa : local).add(sql.dataSource());
             }
+            String provider = node instanceof JmsInputNode in ? in.provider()
+                    : node instanceof JmsOutputNode out ? out.provider() : null;
+            if (provider != null && jmsProviders.containsKey(provider) && jmsProviders.get(provider).xa()) {
+                xaProviders.add(provider);
+            }
         }
-        if (!xa.isEmpty() && !local.isEmpty()) {
-            throw new IllegalArgumentException("Flow '" + definition.name() + "' uses the XA data sources " + xa
-                    + " and the data sources " + local + ", which are not XA: a coordinated flow's database work all "
-                    + "commits in its XA transaction. Set xa: true on " + local + " as well, or split the flow "
-                    + "(docs/flows.md, \"Coordinated transactions\").");
+        if ((!xa.isEmpty() || !xaProviders.isEmpty()) && !local.isEmpty()) {
+            throw new IllegalArgumentException("Flow '" + definition.name() + "' uses the XA "
+                    + (xa.isEmpty() ? "JMS providers " + xaProviders : "data sources " + xa) + " and the data sources "
+                    + local + ", which are not XA: a coordinated flow's database work all commits in its XA "
+                    + "transaction. Set xa: true on " + local + " as well, or split the flow (docs/flows.md, "
+                    + "\"Coordinated transactions\").");
         }
-        return !xa.isEmpty();
+        return !xa.isEmpty() || !xaProviders.isEmpty();
     }
 
     /** The data sources a flow's Database nodes name. */

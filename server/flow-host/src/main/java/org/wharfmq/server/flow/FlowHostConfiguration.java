@@ -142,6 +142,11 @@ public final class FlowHostConfiguration {
         public static final Setting<String> USER = Setting.text("user", null);
         /** {@code password}: the user's, never shown; none by default. */
         public static final Setting<String> PASSWORD = Setting.text("password", null).secret();
+        /**
+         * {@code xa}: whether a coordinated flow's transactional gets and sends on it join the flow's XA transaction
+         * (its connection factory must be an XA one): default false, each commits on its own.
+         */
+        public static final Setting<Boolean> XA = Setting.flag("xa", false);
 
         private JmsProviderEntry() {
         }

@@ -22,6 +22,7 @@ import java.util.Set;
  *     connectionFactory: ConnectionFactory      # its JNDI name (default ConnectionFactory)
  *     user: app                                 # optional
  *     password: secret
+ *     xa: true                                  # joins coordinated flows' XA transactions (default false)
  *     jndi:                                     # as a jndi.properties file says it
  *       java.naming.factory.initial: org.apache.activemq.artemis.jndi.ActiveMQInitialContextFactory
  *       java.naming.provider.url: tcp://peer:61616
@@ -51,6 +52,7 @@ final class JmsProviders {
             String factory = values.get(FlowHostConfiguration.JmsProviderEntry.CONNECTION_FACTORY);
             String user = values.get(FlowHostConfiguration.JmsProviderEntry.USER);
             String password = values.get(FlowHostConfiguration.JmsProviderEntry.PASSWORD);
+            boolean xa = values.get(FlowHostConfiguration.JmsProviderEntry.XA);
             if (name == null || name.isBlank()) {
                 throw entry.invalid("name", "JMS provider number " + (i + 1) + " needs a name, the one its flows' "
                         + "JMSInput and JMSOutput nodes use");
@@ -73,7 +75,7 @@ final class JmsProviders {
                         + "password too");
             }
             values.named("JMS provider '" + name + "'").check();
-            providers.add(new JmsProvider(name, jndi, factory, user, password));
+            providers.add(new JmsProvider(name, jndi, factory, user, password, xa));
         }
         return providers;
     }

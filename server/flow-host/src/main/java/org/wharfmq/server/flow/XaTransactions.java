@@ -17,11 +17,13 @@ import com.arjuna.ats.jta.recovery.XAResourceOrphanFilter;
 import com.arjuna.ats.jta.recovery.XAResourceRecoveryHelper;
 import com.arjuna.common.internal.util.propertyservice.BeanPopulator;
 import io.agroal.narayana.NarayanaTransactionIntegration;
+import org.wharfmq.flow.runtime.JmsProvider;
 import org.wharfmq.jms.WharfXAConnectionFactory;
+import org.wharfmq.server.config.ConfigurationException;
 
 import javax.jms.JMSException;
 import javax.jms.XAConnection;
-import javax.jms.XASession;
+import javax.jms.XAConnectionFactory;
 import javax.transaction.TransactionManager;
 import javax.transaction.TransactionSynchronizationRegistry;
 import javax.transaction.xa.XAException;
@@ -41,9 +43,10 @@ import java.util.concurrent.CopyOnWriteArrayList;
 /**
  * The flow host's transaction manager for coordinated flows (docs/flows.md, "Coordinated transactions"): Narayana's
  * JTA, its log (the object store) under {@code DATA/transactions}, and its recovery manager, which finds the prepared
- * branches of the queue manager (over an XA connection of the flow host's, in-VM) and of the XA data sources (Agroal's
- * recovery connections) and commits those whose transaction the log says committed, rolling back the others.
- * Started by {@link FlowHost#start} only when a data source is {@code xa: true}; recovery runs before the flows start
+ * branches of the queue manager (over an XA connection of the flow host's, in-VM), of the XA data sources (Agroal's
+ * recovery connections) and of the XA JMS providers ({@link JmsRecovery}) and commits those whose transaction the log
+ * says committed, rolling back the others. Started by {@link FlowHost#start} only when a data source or a JMS
+ * provider is {@code xa: true}; recovery runs before the flows start
  * ({@link #recoverAtStart}), so a crash's in-doubt work is settled before new work comes, then a scan every
  * {@link FlowHostConfiguration#RECOVERY_PERIOD_SECONDS} (a database that crashed between a prepare and its commit is
  * settled by the first scan that reaches it again). What the scans settle is logged naming the resource
@@ -69,8 +72,9 @@ final class XaTransactions implements AutoCloseable {
     private final XARecoveryModule xaRecovery;
     private final TransactionManager transactionManager;
     private final TransactionSynchronizationRegistry synchronizations = new TransactionSynchronizationRegistryImple();
-    private final QueueManagerRecovery queueManager;
+    private final JmsRecovery queueManager;
     private final List<DataSourceRecovery> dataSources = new CopyOnWriteArrayList<>();
+    private final List<JmsRecovery> jmsProviders = new CopyOnWriteArrayList<>();
 
     private XaTransactions(Path store, int periodSeconds, WharfXAConnectionFactory queueManagerConnections) {
         this.store = store;
@@ -88,7 +92,8 @@ final class XaTransactions implements AutoCloseable {
             throw new IllegalStateException("Narayana's recovery manager has no XA recovery module");
         }
         xaRecovery = module;
-        queueManager = new QueueManagerRecovery(queueManagerConnections);
+        queueManager = new JmsRecovery("the queue manager", "the queue manager",
+                queueManagerConnections::createXAConnection, periodSeconds);
         xaRecovery.addXAResourceRecoveryHelper(queueManager);
         transactionManager = com.arjuna.ats.jta.TransactionManager.transactionManager();
     }
@@ -173,6 +178,33 @@ final class XaTransactions implements AutoCloseable {
         return recovery;
     }
 
+    /**
+     * Registers {@code provider} ({@code xa: true}) for recovery: each scan reaches it over an XA connection of its
+     * own. Its connection factory is looked up now, to refuse one that is not XA before any flow starts; a JNDI that
+     * does not answer yet is only logged (the scans look it up again).
+     *
+     * @throws ConfigurationException when its connection factory is not an XA one (the message says why and the fix)
+     */
+    void recoveryOf(JmsProvider provider) {
+        try {
+            provider.xaConnectionFactory();
+        } catch (JMSException e) {
+            LOG.log(System.Logger.Level.WARNING, e.getMessage() + " Recovery tries again at each scan.");
+        } catch (IllegalArgumentException e) {
+            throw new ConfigurationException(e.getMessage(), e);
+        }
+        JmsRecovery recovery = new JmsRecovery("JMS provider '" + provider.name() + "'", provider.describe(),
+                () -> connect(provider), periodSeconds);
+        jmsProviders.add(recovery);
+        xaRecovery.addXAResourceRecoveryHelper(recovery);
+    }
+
+    private static XAConnection connect(JmsProvider provider) throws JMSException {
+        XAConnectionFactory factory = provider.xaConnectionFactory();
+        return provider.user() == null ? factory.createXAConnection()
+                : factory.createXAConnection(provider.user(), provider.password());
+    }
+
     /** The transaction integration of XA data source {@code name}'s pool, registering it with {@code recovery}. */
     NarayanaTransactionIntegration integration(String name, DataSourceRecovery recovery) {
         return new NarayanaTransactionIntegration(transactionManager, synchronizations, DataSourceRecovery.label(name),
@@ -193,6 +225,7 @@ final class XaTransactions implements AutoCloseable {
         XAResourceOrphanFilter logged = new JTATransactionLogXAResourceOrphanFilter();
         List<XAResourceRecoveryHelper> helpers = new ArrayList<>();
         dataSources.forEach(dataSource -> helpers.addAll(dataSource.helpers()));
+        helpers.addAll(jmsProviders);
         helpers.add(queueManager);
         for (XAResourceRecoveryHelper helper : helpers) {
             XAResource[] resources;
@@ -240,64 +273,14 @@ final class XaTransactions implements AutoCloseable {
             xaRecovery.removeXAResourceRecoveryHelper(queueManager);
             dataSources.forEach(DataSourceRecovery::close);
             dataSources.clear();
+            jmsProviders.forEach(provider -> {
+                xaRecovery.removeXAResourceRecoveryHelper(provider);
+                provider.close();
+            });
+            jmsProviders.clear();
             queueManager.close();
             StoreManager.shutdown();
             running = null;
-        }
-    }
-
-    /**
-     * The queue manager's XAResource for the recovery scans: an XA connection kept open (made again once lost), a new
-     * session for each scan (the previous one closed).
-     */
-    private static final class QueueManagerRecovery implements XAResourceRecoveryHelper {
-        private final WharfXAConnectionFactory factory;
-        private XAConnection connection;
-        private XASession session;
-
-        QueueManagerRecovery(WharfXAConnectionFactory factory) {
-            this.factory = factory;
-        }
-
-        @Override
-        public boolean initialise(String properties) {
-            return true;
-        }
-
-        @Override
-        public synchronized XAResource[] getXAResources() throws JMSException {
-            if (session != null) {
-                try {
-                    session.close();
-                } catch (JMSException | RuntimeException lost) {
-                    close();
-                }
-                session = null;
-            }
-            if (connection != null) {
-                try {
-                    session = connection.createXASession();
-                } catch (JMSException | RuntimeException lost) {
-                    close();
-                }
-            }
-            if (session == null) {
-                connection = factory.createXAConnection();
-                session = connection.createXASession();
-            }
-            return RecoveryLog.wrap("the queue manager", new XAResource[]{session.getXAResource()});
-        }
-
-        synchronized void close() {
-            if (connection != null) {
-                try {
-                    connection.close();
-                } catch (JMSException | RuntimeException e) {
-                    LOG.log(System.Logger.Level.DEBUG, "Closing the recovery's connection: " + e);
-                }
-                connection = null;
-                session = null;
-            }
         }
     }
 }

@@ -48,6 +48,7 @@ class ChannelAdminTest {
         String table = admin(url, "display", "chstatus");
         assertTrue(table.contains("TO.QM2") && table.contains("sender") && table.contains("TO.QM1")
                 && table.contains("INACTIVE"), table);
+        DocTables.assertDocsShowColumnsOf(table, "docs/distributed.md", "docs/operations.md");
 
         assertEquals("Channel TO.QM2 stopped (its transmission queue keeps what it has not sent)\n",
                 admin(url, "stop", "channel", "TO.QM2"));

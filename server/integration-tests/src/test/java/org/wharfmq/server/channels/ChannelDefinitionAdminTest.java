@@ -75,6 +75,12 @@ class ChannelDefinitionAdminTest {
         String url1 = qm1.server().tcpUrl();
         assertEquals("Channel 'TO.QM2' exists already (defined at run time): change it with 'alter channel TO.QM2', or"
                 + " give the new channel another name.", AdminCli.refused(url1, concat("define", sender)));
+        // a second sender of the same transmission queue would share its messages out of order
+        String second = AdminCli.refused(url1, "define", "channel", "TO.QM2.B", "--type", "sender", "--connection",
+                "tcp://127.0.0.1:" + qm2Port, "--xmitq", "QM2");
+        assertTrue(second.startsWith("Channel 'TO.QM2.B' is not defined: Channels 'TO.QM2' and 'TO.QM2.B' are both"
+                + " senders of transmission queue 'QM2': a transmission queue has one sender channel"), second);
+        assertTrue(AdminCli.refused(url1, "display", "channel", "TO.QM2.B").contains("No channel named 'TO.QM2.B'"));
         assertEquals("Channel 'TO.QM2' is RUNNING: its [connection] cannot change under it. Stop it first ('wharf admin"
                 + " stop channel TO.QM2'), alter it, then start it.",
                 AdminCli.refused(url1, "alter", "channel", "TO.QM2", "--connection", "tcp://127.0.0.1:1"));

@@ -10,6 +10,7 @@ import org.wharfmq.server.TestServer;
 import org.wharfmq.server.WharfServer;
 import org.wharfmq.server.config.QueueDefinition;
 import org.wharfmq.server.config.QueueReference;
+import org.wharfmq.server.queue.DeadLetters;
 import org.wharfmq.server.security.file.SecurityFileRealm;
 
 import javax.jms.Connection;
@@ -37,11 +38,13 @@ class ChannelLoginTest {
     }
 
     private TestServer startQm2() throws Exception {
-        SecurityFileRealm realm = servers.realm(dir, List.of("qm1", "other", "app"),
-                "  - connect: [user:qm1, user:other, user:app]\n"
+        SecurityFileRealm realm = servers.realm(dir, List.of("qm1", "other", "app", "ops"),
+                "  - connect: [user:qm1, user:other, user:app, user:ops]\n"
                 + "  - channel: [user:qm1, user:other]\n"
-                + "  - queue: ORDERS\n    send: [user:qm1]\n    receive: [user:app]\n");
-        return servers.keep(TestServer.start(c -> c.name("QM2").autoCreate(false).queue("ORDERS"),
+                + "  - admin: [user:ops]\n"
+                + "  - queue: ORDERS\n    send: [user:qm1]\n    receive: [user:app]\n"
+                + "  - queue: PAYROLL\n    send: [user:app]\n    receive: [user:app]\n");
+        return servers.keep(TestServer.start(c -> c.name("QM2").autoCreate(false).queue("ORDERS").queue("PAYROLL"),
                 config -> WharfServer.builder(config).authenticator(realm).accessControl(realm.accessControl())
                         .plugins(new ChannelsPlugin(new ChannelSettings(List.of(
                                 ChannelDefinition.receiver("TO.QM2", "qm1", "QM1"))))).start()));
@@ -55,6 +58,8 @@ class ChannelLoginTest {
                 .reference(QueueReference.remote("ORDERS", "ORDERS", "QM2", null)),
                 ChannelDefinition.sender("TO.QM2", qm2.server().tcpUrl(), "QM2", "qm1", "qm1-pw"));
         Session session = servers.connect(qm1.server().tcpUrl()).createSession(false, Session.AUTO_ACKNOWLEDGE);
+        // a queue of QM2 that user qm1 may not send to: its message, in the same batch, goes to the dead letters
+        session.createProducer(session.createQueue("queue://QM2/PAYROLL")).send(session.createTextMessage("forged"));
         session.createProducer(session.createQueue("ORDERS")).send(session.createTextMessage("from QM1"));
 
         Connection onQm2 = servers.keep(new WharfConnectionFactory(qm2.server().tcpUrl()).createConnection("app",
@@ -63,6 +68,17 @@ class ChannelLoginTest {
         Session app = onQm2.createSession(false, Session.AUTO_ACKNOWLEDGE);
         Message m = ChannelServers.next(app.createConsumer(app.createQueue("ORDERS")));
         assertEquals("from QM1", ((TextMessage) m).getText());
+
+        Connection ops = servers.keep(new WharfConnectionFactory(qm2.server().tcpUrl()).createConnection("ops",
+                "ops-pw"));
+        ops.start();
+        Session admin = ops.createSession(false, Session.AUTO_ACKNOWLEDGE);
+        Message dead = ChannelServers.next(admin.createConsumer(admin.createQueue(DeadLetters.QUEUE)));
+        assertEquals("forged", ((TextMessage) dead).getText());
+        assertEquals("Channel: the channel's user, user 'qm1', may not send to 'PAYROLL' (no 'send' permission on it)",
+                dead.getStringProperty(DeadLetters.REASON_PROPERTY), "the reason docs/distributed.md shows");
+        assertEquals("PAYROLL", dead.getStringProperty(DeadLetters.QUEUE_PROPERTY));
+        assertEquals(0, qm2.server().queueManager().depth("PAYROLL"), "put with the channel user's authority only");
     }
 
     @Test

@@ -92,6 +92,7 @@ class PubSubHierarchyStatusTest {
         // the sender channel under the relation: what carries the sets and the publications to the partner
         assertTrue(table.matches("(?s).*QM2 +child +ACTIVE +1 +0 +\\d+ +2 +QM1\\.TO\\.QM2 (RUNNING|WAITING)\\s.*"),
                 table);
+        DocTables.assertDocsShowColumnsOf(table, "docs/distributed.md", "docs/operations.md");
         JsonNode parent = partner(url2);
         assertEquals("QM1", parent.get("queueManager").asText());
         assertEquals("parent", parent.get("relation").asText());

@@ -287,6 +287,43 @@ class FileNodesTest {
         }
     }
 
+    /**
+     * Whoever delivers files may replace the archive folder in the watched directory by a symbolic link once the flow
+     * runs: the server moves no file (and writes no reason) through it, so the files it delivers cannot be put in a
+     * directory outside fileDirectories (the server's own, another account's). The file stays, its records done once;
+     * with a folder in the link's place it is archived with no record again.
+     */
+    @Test
+    void anArchiveFolderReplacedByALinkIsNotFollowedAndTheFileWaitsWithNoRecordAgain() throws Exception {
+        Path outside = Files.createDirectories(root.resolve("outside"));
+        DeployedFlow flow = deploy(() -> FlowDefinition.builder("linked")
+                .node("in", lineInput())
+                .node("out", OutputNode.queue("LINKED.OUT"))
+                .wire("in", "out", "out")
+                .build());
+        Path archive = in.resolve("archive"); // made at deploy, inside the watched directory
+        Files.delete(archive);
+        Files.createSymbolicLink(archive, outside);
+        writeLines(in, "authorized_keys", 2);
+        try (MessageConsumer consumer = session.createConsumer(session.createQueue("LINKED.OUT"))) {
+            assertEquals(lines(1, 2), texts(consumer, 2));
+            long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(WAIT_MILLIS);
+            while (flow.running().statistics().reconnects() == 0) { // the refused move: the reader tries again later
+                assertTrue(System.nanoTime() < deadline, "the move through the link was not refused");
+                Thread.onSpinWait();
+            }
+            assertEquals(List.of(), names(outside), "a file moved through the link");
+            assertTrue(Files.exists(in.resolve("authorized_keys")));
+
+            Files.delete(archive);
+            Files.createDirectory(archive);
+            awaitFile(archive.resolve("authorized_keys"));
+            awaitNoCheckpoint("linked");
+            Receive.nothingMore(consumer); // no line again
+        }
+        assertEquals(List.of(), names(outside));
+    }
+
     @Test
     void aFileOfLinesGivesOneMessagePerLineInOrderAndIsArchived() throws Exception {
         int n = 50;
@@ -696,7 +733,9 @@ class FileNodesTest {
     void directoriesOutsideFileDirectoriesAreRefusedAtDeploy() throws Exception {
         Path outside = Files.createDirectories(root.resolve("outside"));
         Path link = Files.createSymbolicLink(root.resolve("files/link"), outside);
-        for (Path escape : List.of(root.resolve("files/in/../../outside"), link.resolve("sub"), outside)) {
+        // the last: a '..' after a directory not made yet, then the link (creating the directories would go through it)
+        for (Path escape : List.of(root.resolve("files/in/../../outside"), link.resolve("sub"), outside,
+                root.resolve("files/notyet/../link/sub"))) {
             IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> deploy(() ->
                     FlowDefinition.builder("escape")
                             .node("in", InputNode.queue("ESCAPE.IN"))

@@ -268,6 +268,36 @@ class HttpRequestNodeTest {
         assertEquals(1, attempts.get(), "a POST that may have been acted on is not sent again");
     }
 
+    /**
+     * A service that sends its headers and then stops in the middle of the body (broken, or hostile) does not hold
+     * the flow's instance: past the requestTimeout the body is cut off and the message goes to the failure terminal,
+     * and the instance takes the next message.
+     */
+    @Test
+    void aBodyThatStopsComingTimesOutToTheFailureTerminal() throws Exception {
+        String url = serve("/stalls", exchange -> {
+            exchange.sendResponseHeaders(200, 100);
+            exchange.getResponseBody().write("ten bytes.".getBytes(StandardCharsets.US_ASCII));
+            exchange.getResponseBody().flush();
+            try {
+                release.await(); // the other 90 bytes never come
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+            exchange.close();
+        });
+        deploy("S", HttpRequestNode.post(url).requestTimeout(Duration.ofMillis(500)), 1);
+        send("IN.S", "first", null);
+        send("IN.S", "second", null);
+        for (int i = 0; i < 2; i++) {
+            String why = receive("FAILED.S").getStringProperty(ExceptionList.PROPERTY);
+            assertTrue(why.contains("POST " + url + " failed (attempt 1 of 1): java.net.http.HttpTimeoutException: The "
+                    + "response body from POST " + url + " timed out: it did not arrive within the node's requestTimeout "
+                    + "(500 ms) after its headers"), why);
+        }
+        assertEquals(0, depth("OUT.S"));
+    }
+
     @Test
     void aRefusedConnectionIsRetriedEvenForAPost() throws Exception {
         int port;

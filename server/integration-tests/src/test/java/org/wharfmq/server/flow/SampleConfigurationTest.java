@@ -95,7 +95,8 @@ class SampleConfigurationTest {
     /**
      * The database sample stores orders in the embedded H2 under the data directory (its table made by the data
      * source's URL) and answers the customer's orders; an order the database refuses is answered 400 naming the fix,
-     * never the database's message (which quotes the row in the way), and leaves nothing behind; a value with SQL in it is stored as it is.
+     * never the database's message (which quotes the row in the way), and leaves nothing behind; a body that is not
+     * JSON is answered 400 saying so; a value with SQL in it is stored as it is.
      */
     @Test
     void theDatabaseSampleStoresOrdersInTheEmbeddedDatabaseAndAnswersTheCustomersOrders() throws Exception {
@@ -115,6 +116,10 @@ class SampleConfigurationTest {
         HttpResponse<String> noTotal = server.post("/flows/orders", "{\"id\": 3, \"customer\": \"Bob\"}");
         assertEquals(400, noTotal.statusCode(), noTotal.body());
         assertTrue(noTotal.body().startsWith("Order refused by the database"), noTotal.body());
+        HttpResponse<String> notJson = server.post("/flows/orders", "id=6&customer=Bob");
+        assertEquals(400, notJson.statusCode(), notJson.body());
+        assertTrue(notJson.body().startsWith("The order is not JSON: send an object such as {\"id\": 1,"),
+                () -> "not blamed on the database: " + notJson.body());
 
         String hostile = "O'Brien'); DROP TABLE orders; --";
         assertEquals("{\"customer\":\"O'Brien'); DROP TABLE orders; --\",\"orders\":[{\"id\":4,\"total\":5.00}]}",

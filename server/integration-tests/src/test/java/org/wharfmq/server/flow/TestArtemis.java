@@ -108,6 +108,14 @@ final class TestArtemis implements AutoCloseable {
      * config/flows/sample-flow) with this broker as its provider {@code artemis}.
      */
     Path sampleBridgeConfiguration(Path dir) throws IOException {
+        return sampleBridgeConfiguration(dir, false, "");
+    }
+
+    /**
+     * As {@link #sampleBridgeConfiguration(Path)}, the provider {@code xa: true} when {@code xa} (the bridge is then a
+     * coordinated flow), with {@code more} (YAML: e.g. {@code flowHost:} settings) at its end.
+     */
+    Path sampleBridgeConfiguration(Path dir, boolean xa, String more) throws IOException {
         Path jar = TestJars.buildFromSources(dir, "sample-flow.jar",
                 Path.of(System.getProperty("wharf.root"), "config", "flows", "sample-flow", "src", "main", "java"));
         return Files.writeString(dir.resolve("wharf.yaml"), """
@@ -118,16 +126,22 @@ final class TestArtemis implements AutoCloseable {
                       java.naming.provider.url: %s
                       queue.jms/orders: ORDERS
                       queue.jms/invoices: INVOICES
+                    xa: %s
                 flows:
                   - jar: %s
                     class: org.wharfmq.sample.flow.ArtemisBridgeFlow
-                """.formatted(url(), jar));
+                """.formatted(url(), xa, jar) + more);
     }
 
     /** The messages on a queue of the broker, delivered and not yet acknowledged included (0 if it has none). */
     long messageCount(String queue) {
         Queue q = broker.getActiveMQServer().locateQueue(SimpleString.of(queue));
         return q == null ? 0 : q.getMessageCount();
+    }
+
+    /** The XA transactions prepared in the broker and not yet committed or rolled back (branches in doubt). */
+    int prepared() {
+        return broker.getActiveMQServer().getResourceManager().getPreparedTransactions().size();
     }
 
     /** The clients' connections the broker has open now. */

@@ -8,8 +8,10 @@ import javax.jms.DeliveryMode;
 import javax.jms.Message;
 import javax.jms.MessageConsumer;
 import javax.jms.MessageProducer;
+import javax.jms.Queue;
 import javax.jms.Session;
 import java.lang.management.ManagementFactory;
+import java.util.Enumeration;
 
 /**
  * What a consumer that joins a backlog of large messages holds in its application's heap: COUNT non-persistent
@@ -18,9 +20,11 @@ import java.lang.management.ManagementFactory;
  * the consumer joined) makes sure everything pushed to it has been read, and the heap in use after a full GC, less the
  * same before the consumer joined, is what the consumer's buffer holds. Then it receives the rest. The client JVM only:
  * start the server apart ({@code bin/wharf server}) so that its memory is not counted. Runs against any client build
- * (it sets no option), so the same source measures two builds.
+ * (it sets no option), so the same source measures two builds. With {@code browse} last, a QueueBrowser's enumeration
+ * takes the consumer's place: it reads the first message, the barrier, the heap, then browses the rest.
  *
- * <pre>java -Xmx1g -cp "/tmp/probe:perfharness/target/lib/*" org.wharfmq.server.it.ConsumerHeapProbe URL [COUNT] [SIZE]</pre>
+ * <pre>java -Xmx1g -cp "/tmp/probe:perfharness/target/lib/*" org.wharfmq.server.it.ConsumerHeapProbe \
+ *     URL [COUNT] [SIZE] [browse]</pre>
  */
 public final class ConsumerHeapProbe {
 
@@ -31,6 +35,7 @@ public final class ConsumerHeapProbe {
         String url = args.length > 0 ? args[0] : "tcp://127.0.0.1:7414";
         int count = args.length > 1 ? Integer.parseInt(args[1]) : 100;
         int size = args.length > 2 ? Integer.parseInt(args[2]) : 2_000_000;
+        boolean browse = args.length > 3 && args[3].equals("browse");
         WharfConnectionFactory factory = new WharfConnectionFactory(url);
         String name = "HEAP.PROBE." + System.currentTimeMillis();
         try (Connection producing = factory.createConnection(); Connection consuming = factory.createConnection()) {
@@ -48,20 +53,23 @@ public final class ConsumerHeapProbe {
 
             consuming.start();
             Session consumerSession = consuming.createSession(false, Session.AUTO_ACKNOWLEDGE);
-            MessageConsumer consumer = consumerSession.createConsumer(consumerSession.createQueue(name));
-            Message first = consumer.receive(120_000);
+            Queue queue = consumerSession.createQueue(name);
+            MessageConsumer consumer = browse ? null : consumerSession.createConsumer(queue);
+            Enumeration<?> browsed = browse ? consumerSession.createBrowser(queue).getEnumeration() : null;
+            Message first = browse ? (Message) browsed.nextElement() : consumer.receive(120_000);
             if (first == null) {
                 throw new IllegalStateException("no message in 120 s");
             }
             consumerSession.createProducer(null).close(); // what the server pushed on joining has been read
             long held = usedAfterGc() - before;
-            System.out.printf("consumer joined %d messages of %d bytes: client heap held %.1f MB (%.1f messages)%n",
-                    count, size, held / 1e6, (double) held / size);
+            System.out.printf("%s joined %d messages of %d bytes: client heap held %.1f MB (%.1f messages)%n",
+                    browse ? "browser" : "consumer", count, size, held / 1e6, (double) held / size);
             int received = 1;
-            while (received < count && consumer.receive(120_000) != null) {
+            while (received < count && (browse ? browsed.hasMoreElements() && browsed.nextElement() != null
+                    : consumer.receive(120_000) != null)) {
                 received++;
             }
-            System.out.println("received " + received + " of " + count);
+            System.out.println((browse ? "browsed " : "received ") + received + " of " + count);
         }
     }
 

@@ -3,29 +3,14 @@ package org.wharfmq.server.it;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.RegisterExtension;
-import org.wharfmq.jms.WharfConnectionFactory;
 import org.wharfmq.protocol.ProtocolVersion;
-import org.wharfmq.protocol.frame.ErrorCode;
-import org.wharfmq.protocol.frame.Frame;
 import org.wharfmq.protocol.selector.Selector;
 import org.wharfmq.server.queue.LocalQueue;
 
-import javax.jms.Connection;
-import javax.jms.DeliveryMode;
 import javax.jms.JMSException;
 import javax.jms.MessageConsumer;
-import javax.jms.MessageProducer;
-import javax.jms.Queue;
 import javax.jms.Session;
-import java.io.DataInputStream;
-import java.io.IOException;
-import java.io.InputStream;
-import java.io.OutputStream;
-import java.net.InetAddress;
-import java.net.ServerSocket;
-import java.net.Socket;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicInteger;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -55,7 +40,7 @@ class ConsumerWindowTest {
     @Test
     void aConsumerJoiningABacklogOfLargeMessagesIsHandedAtMostItsWindowInBytes() throws Exception {
         String name = WHARF.queueName("large");
-        fill(name, LARGE_COUNT, LARGE);
+        LargeMessages.put(WHARF, name, LARGE_COUNT, LARGE);
         Session session = connect("consumerWindowBytes=" + WINDOW_BYTES);
         MessageConsumer consumer = session.createConsumer(session.createQueue(name));
         Send.barrier(session); // the server has handled CREATE_CONSUMER: what it hands over then, it has handed
@@ -69,7 +54,7 @@ class ConsumerWindowTest {
     @Test
     void smallMessagesKeepTheWholeCountWindow() throws Exception {
         String name = WHARF.queueName("small");
-        fill(name, 150, 10_000);
+        LargeMessages.put(WHARF, name, 150, 10_000);
         Session session = connect("prefetch=100");
         MessageConsumer consumer = session.createConsumer(session.createQueue(name));
         Send.barrier(session);
@@ -81,7 +66,7 @@ class ConsumerWindowTest {
     @Test
     void aConsumerWithoutAWindowInBytesIsBoundedByItsCountAlone() throws Exception {
         String name = WHARF.queueName("count");
-        fill(name, LARGE_COUNT, LARGE);
+        LargeMessages.put(WHARF, name, LARGE_COUNT, LARGE);
         Session session = connect("consumerWindowBytes=0");
         MessageConsumer consumer = session.createConsumer(session.createQueue(name));
         Send.barrier(session);
@@ -97,13 +82,9 @@ class ConsumerWindowTest {
     @Test
     void aClientConnectsWithVersionTwoToAServerThatRefusesVersionThree() throws Exception {
         String name = WHARF.queueName("v2");
-        fill(name, LARGE_COUNT, LARGE);
+        LargeMessages.put(WHARF, name, LARGE_COUNT, LARGE);
         try (VersionTwoGate gate = VersionTwoGate.start(WHARF.server().tcpPort())) {
-            WharfConnectionFactory factory = new WharfConnectionFactory(gate.url() + "?consumerWindowBytes="
-                    + WINDOW_BYTES);
-            Connection connection = WHARF.track(factory.createConnection());
-            connection.start();
-            Session session = connection.createSession(false, Session.AUTO_ACKNOWLEDGE);
+            Session session = WHARF.startedSession(gate.url() + "?consumerWindowBytes=" + WINDOW_BYTES);
             MessageConsumer consumer = session.createConsumer(session.createQueue(name));
             Send.barrier(session);
             assertEquals(1, gate.refused(), "one HELLO of version " + ProtocolVersion.CURRENT + " refused");
@@ -114,23 +95,7 @@ class ConsumerWindowTest {
     }
 
     private static Session connect(String options) throws JMSException {
-        Connection connection = WHARF.track(new WharfConnectionFactory(WHARF.server().tcpUrl() + "?" + options)
-                .createConnection());
-        connection.start();
-        return connection.createSession(false, Session.AUTO_ACKNOWLEDGE);
-    }
-
-    /** Puts {@code count} non-persistent messages of {@code size} bytes, seeds 0 to count - 1, on queue {@code name}.*/
-    private static void fill(String name, int count, int size) throws JMSException {
-        Session session = WHARF.connect(Transport.TCP).createSession(false, Session.AUTO_ACKNOWLEDGE);
-        Queue queue = session.createQueue(name);
-        MessageProducer producer = session.createProducer(queue);
-        producer.setDeliveryMode(DeliveryMode.NON_PERSISTENT);
-        for (int i = 0; i < count; i++) {
-            producer.send(LargeMessages.message(session, size, i));
-        }
-        Send.barrier(session);
-        assertEquals(count, WHARF.depth(name));
+        return WHARF.startedSession(WHARF.server().tcpUrl() + "?" + options);
     }
 
     private static void receiveInOrder(MessageConsumer consumer, int count) throws JMSException {
@@ -151,115 +116,5 @@ class ConsumerWindowTest {
             waiting[0]++;
         });
         return queue.depth() - waiting[0];
-    }
-
-    /**
-     * A gate in front of the server that answers a HELLO of another version than 2 as a server before version 3 does
-     * (ERROR UNSUPPORTED_VERSION, then close) and relays every other connection as it is.
-     */
-    private static final class VersionTwoGate implements AutoCloseable {
-        private final ServerSocket listener;
-        private final int serverPort;
-        private final AtomicInteger refused = new AtomicInteger();
-        private final AtomicInteger relayed = new AtomicInteger();
-
-        private VersionTwoGate(ServerSocket listener, int serverPort) {
-            this.listener = listener;
-            this.serverPort = serverPort;
-        }
-
-        static VersionTwoGate start(int serverPort) throws IOException {
-            VersionTwoGate gate = new VersionTwoGate(new ServerSocket(0, 50, InetAddress.getLoopbackAddress()),
-                    serverPort);
-            Thread accept = new Thread(gate::accept, "version-2-gate");
-            accept.setDaemon(true);
-            accept.start();
-            return gate;
-        }
-
-        String url() {
-            return "tcp://127.0.0.1:" + listener.getLocalPort();
-        }
-
-        int refused() {
-            return refused.get();
-        }
-
-        int relayed() {
-            return relayed.get();
-        }
-
-        private void accept() {
-            while (!listener.isClosed()) {
-                try {
-                    Socket client = listener.accept();
-                    Thread handler = new Thread(() -> handle(client), "version-2-gate-connection");
-                    handler.setDaemon(true);
-                    handler.start();
-                } catch (IOException e) {
-                    return; // closed
-                }
-            }
-        }
-
-        /** Reads the HELLO: {@code int length, byte type, int magic, short version, ...}. */
-        private void handle(Socket client) {
-            try {
-                DataInputStream in = new DataInputStream(client.getInputStream());
-                int length = in.readInt();
-                byte[] hello = new byte[length];
-                in.readFully(hello);
-                int version = ((hello[5] & 0xff) << 8) | (hello[6] & 0xff);
-                if (version != 2) {
-                    refused.incrementAndGet();
-                    client.getOutputStream().write(RawFrameClient.encode(new Frame.Error(0,
-                            ErrorCode.UNSUPPORTED_VERSION, "Protocol version " + version + " is not supported: this"
-                            + " server speaks version 2; upgrade the client to a Wharf client of the server's"
-                            + " version.", 0, 0)));
-                    client.close();
-                    return;
-                }
-                relayed.incrementAndGet();
-                Socket server = new Socket(InetAddress.getLoopbackAddress(), serverPort);
-                OutputStream toServer = server.getOutputStream();
-                toServer.write(new byte[] {(byte) (length >>> 24), (byte) (length >>> 16), (byte) (length >>> 8),
-                        (byte) length});
-                toServer.write(hello);
-                Thread back = new Thread(() -> pump(server, client), "version-2-gate-back");
-                back.setDaemon(true);
-                back.start();
-                pump(client, server);
-            } catch (IOException e) {
-                closeQuietly(client);
-            }
-        }
-
-        private static void pump(Socket from, Socket to) {
-            byte[] buffer = new byte[64 * 1024];
-            try (InputStream in = from.getInputStream(); OutputStream out = to.getOutputStream()) {
-                int n;
-                while ((n = in.read(buffer)) >= 0) {
-                    out.write(buffer, 0, n);
-                }
-            } catch (IOException e) {
-                // one side ended: so does the other
-            } finally {
-                closeQuietly(from);
-                closeQuietly(to);
-            }
-        }
-
-        private static void closeQuietly(Socket socket) {
-            try {
-                socket.close();
-            } catch (IOException e) {
-                // closing
-            }
-        }
-
-        @Override
-        public void close() throws IOException {
-            listener.close();
-        }
     }
 }

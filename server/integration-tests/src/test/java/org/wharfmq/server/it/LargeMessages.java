@@ -1,8 +1,10 @@
 package org.wharfmq.server.it;
 
 import javax.jms.BytesMessage;
+import javax.jms.DeliveryMode;
 import javax.jms.JMSException;
 import javax.jms.Message;
+import javax.jms.MessageProducer;
 import javax.jms.Session;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
@@ -33,6 +35,21 @@ public final class LargeMessages {
     private static final int PIECE = 1 << 20;
 
     private LargeMessages() {
+    }
+
+    /**
+     * Puts {@code count} non-persistent messages of {@code size} bytes, seeds 0 to count - 1, on queue {@code name} of
+     * {@code wharf}'s server, and returns once they are all on it.
+     */
+    static void put(WharfServerExtension wharf, String name, int count, int size) throws JMSException {
+        Session session = wharf.connect(Transport.TCP).createSession(false, Session.AUTO_ACKNOWLEDGE);
+        MessageProducer producer = session.createProducer(session.createQueue(name));
+        producer.setDeliveryMode(DeliveryMode.NON_PERSISTENT);
+        for (int i = 0; i < count; i++) {
+            producer.send(message(session, size, i));
+        }
+        Send.barrier(session);
+        assertEquals(count, wharf.depth(name));
     }
 
     /** The body of {@code length} bytes for {@code seed}. */

@@ -172,11 +172,23 @@ class ProducerFlowControlTest {
         assertEquals(numbers(), List.copyOf(drainerGot));
     }
 
+    /**
+     * One queue with the policy block holds at most three quarters of the server's budget (BlockQueueForwardingTest),
+     * so another holds the rest of it here: the producer waits for the server's budget, and the consumer of its own
+     * queue makes room.
+     */
     @Test
     void whenTheServersBudgetIsSpentProducersWaitUntilAnyConsumerMakesRoom() throws Exception {
         MemoryBudget budget = SMALL.server().queueManager().memoryBudget();
         String queueName = SMALL.queueName("global");
+        String otherName = SMALL.queueName("other");
         Connection connection = SMALL.connect(Transport.TCP);
+        Session other = connection.createSession(false, Session.AUTO_ACKNOWLEDGE);
+        MessageProducer filling = other.createProducer(other.createQueue(otherName));
+        int held = 6; // about 8 KB of the 20 KB: more than the quarter the global queue's share leaves
+        for (int i = 0; i < held; i++) {
+            filling.send(other.createTextMessage(i + ":" + BODY)); // persistent: answered once on the queue
+        }
         CompletableFuture<Void> producing = produce(connection, session -> session.createQueue(queueName));
         awaitTrue(budget::spent, "the server's budget is spent");
         assertFalse(producing.isDone(), "the producer cannot have sent everything");
@@ -186,6 +198,10 @@ class ProducerFlowControlTest {
         MessageConsumer consumer = consuming.createConsumer(consuming.createQueue(queueName));
         assertEquals(numbers(), receiveAll(consumer, budget::usedBytes));
         producing.get(10, TimeUnit.SECONDS);
+        MessageConsumer rest = consuming.createConsumer(consuming.createQueue(otherName));
+        for (int i = 0; i < held; i++) {
+            assertEquals(i, number(Receive.next(rest)));
+        }
     }
 
     /** What makes a destination from a session. */

@@ -17,6 +17,7 @@ import org.wharfmq.server.security.Authenticator;
 import javax.jms.Connection;
 import javax.jms.ConnectionFactory;
 import javax.jms.JMSException;
+import javax.jms.Session;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -113,6 +114,16 @@ final class WharfServerExtension implements BeforeAllCallback, AfterAllCallback,
         Connection connection = track(factory(transport).createConnection());
         connection.start();
         return connection;
+    }
+
+    /**
+     * An AUTO_ACKNOWLEDGE session of a started connection to {@code url} (this server's, with options, or a proxy's in
+     * front of it), closed after the test.
+     */
+    Session startedSession(String url) throws JMSException {
+        Connection connection = track(new WharfConnectionFactory(url).createConnection());
+        connection.start();
+        return connection.createSession(false, Session.AUTO_ACKNOWLEDGE);
     }
 
     /** Registers a connection made some other way (through a proxy, JNDI) to be closed after the test. */

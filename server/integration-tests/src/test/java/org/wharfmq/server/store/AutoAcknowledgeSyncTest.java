@@ -123,7 +123,8 @@ class AutoAcknowledgeSyncTest {
         }
     }
 
-    private static Connection connect(String url) throws JMSException {
+    /** A started connection of client ID "app" (also {@link PublicationCopiesJournalTest}'s). */
+    static Connection connect(String url) throws JMSException {
         Connection c = new WharfConnectionFactory(url).createConnection();
         c.setClientID("app");
         c.start();
@@ -175,7 +176,8 @@ class AutoAcknowledgeSyncTest {
         return server.management().journal().syncs();
     }
 
-    private static long depth(WharfServer server, String subscription) {
+    /** The depth of durable subscription {@code subscription}'s queue, -1 when there is none. */
+    static long depth(WharfServer server, String subscription) {
         return server.topicManager().describe().stream().filter(i -> subscription.equals(i.name()))
                 .mapToLong(TopicManager.SubscriptionInfo::depth).findFirst().orElse(-1);
     }

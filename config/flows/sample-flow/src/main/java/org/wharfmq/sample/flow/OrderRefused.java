@@ -7,13 +7,14 @@ import org.wharfmq.flow.MessageAssembly;
 import org.wharfmq.flow.node.HttpReplyNode;
 import org.wharfmq.flow.runtime.FlowConfiguration;
 
+import java.io.UncheckedIOException;
 import java.util.Map;
 import java.util.logging.Logger;
 
 /**
  * The database sample's answer to an order that failed: 503 with {@code Retry-After} when the database gave no
- * connection (not the caller's fault: the same order may go through later), else 400 (the database refused the
- * order). Why (the innermost failure's text) goes to the server's log only: a database's message can quote another
+ * connection (not the caller's fault: the same order may go through later), else 400 (a body that is not JSON, or
+ * an order the database refused, each said so). Why (the innermost failure's text) goes to the server's log only: a database's message can quote another
  * row's values (H2's duplicate key quotes the row already there), which an HTTP caller must not read.
  */
 public final class OrderRefused extends JavaComputeNode {
@@ -22,7 +23,8 @@ public final class OrderRefused extends JavaComputeNode {
     @Override
     public void evaluate(MessageAssembly assembly) throws Exception {
         ExceptionList failures = assembly.exceptionList();
-        String reason = failures.isEmpty() ? "unknown" : failures.entries().get(failures.entries().size() - 1).text();
+        ExceptionList.Entry innermost = failures.isEmpty() ? null : failures.entries().get(failures.entries().size() - 1);
+        String reason = innermost == null ? "unknown" : innermost.text();
         String unavailable = DatabaseUnavailableException.in(failures);
         MessageAssembly out = assembly.copy();
         if (unavailable != null) {
@@ -33,9 +35,12 @@ public final class OrderRefused extends JavaComputeNode {
             out.localEnvironment().set(HttpReplyNode.HEADERS, Map.of("Content-Type", "text/plain; charset=utf-8",
                     "Retry-After", Integer.toString(FlowConfiguration.DATABASE_RETRY_AFTER_SECONDS)));
         } else {
-            LOG.warning("Order refused, answered 400: " + reason);
-            out.message().setBody("Order refused by the database: check its id (one order per id) and that it has a "
-                    + "customer and a total; the server's log has the database's reason.\n");
+            // a body that is not JSON fails the insert's first JSON path; anything else there is the database's refusal
+            boolean notJson = innermost != null && innermost.type().equals(UncheckedIOException.class.getName());
+            LOG.warning((notJson ? "Order not JSON" : "Order refused") + ", answered 400: " + reason);
+            out.message().setBody(notJson ? "The order is not JSON: send an object such as {\"id\": 1, \"customer\": "
+                    + "\"Ann\", \"total\": 12.50}.\n" : "Order refused by the database: check its id (one order per "
+                    + "id) and that it has a customer and a total; the server's log has the database's reason.\n");
             out.localEnvironment().set(HttpReplyNode.STATUS, 400);
             out.localEnvironment().set(HttpReplyNode.HEADERS, Map.of("Content-Type", "text/plain; charset=utf-8"));
         }
