@@ -3,6 +3,7 @@ package org.wharfmq.jms;
 import org.wharfmq.client.core.ClientException;
 import org.wharfmq.client.core.CoreBrowser;
 import org.wharfmq.client.core.CoreConsumer;
+import org.wharfmq.client.core.CoreSender;
 import org.wharfmq.client.core.CoreSession;
 
 import org.wharfmq.jms.message.WharfBytesMessage;
@@ -119,6 +120,15 @@ public class WharfSession implements Session, QueueSession, TopicSession {
      */
     public void beforeCreditWait(Runnable settle) {
         core.connection().beforeCreditWait(settle);
+    }
+
+    /**
+     * For the queue manager's flow host: this session's sends outside a transaction that wait for no
+     * CompletionListener are put by {@code put} inside the queue manager rather than written to the connection (null:
+     * written to it again). Set by the session's sending thread before it sends.
+     */
+    public void putInProcess(CoreSender.LocalPut put) {
+        core.sender().putLocally(put);
     }
 
     WharfConnection connection() {

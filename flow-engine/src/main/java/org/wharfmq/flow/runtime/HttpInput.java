@@ -28,7 +28,8 @@ import java.util.concurrent.TimeUnit;
 /**
  * The requests of one {@link HttpInputNode}: a bounded queue that the listener's side fills ({@link #accept}, which
  * never blocks) and {@code instances} threads that take from it, each with its own connection, a transacted session
- * and a plain one for the flow's sends, as a queue's reader has.
+ * and a plain one for the flow's sends (which go the host's way, {@link PlainSends}), as a queue's reader has; a
+ * caller's connection (runAs CALLER) sends over its sessions as they send.
  *
  * <h2>A request</h2>
  * The node's timeout starts when the request is accepted: it completes the answer with 504 unless the flow answered
@@ -143,6 +144,8 @@ final class HttpInput {
         private final DatabaseWork database;
         private Connection connection;
         private Invocation invocation;
+        /** What makes the plain session's sends go the host's way ({@link PlainSends}); made with the connection. */
+        private AutoCloseable plainSends;
         /** Connections as authenticated callers (runAs CALLER), least recently used first. */
         private final Map<String, CallerLink> callers = new LinkedHashMap<>(16, 0.75f, true);
 
@@ -195,12 +198,15 @@ final class HttpInput {
             connection = connectionFactory.createConnection();
             Session transacted = connection.createSession(true, Session.SESSION_TRANSACTED);
             Session plain = connection.createSession(false, Session.AUTO_ACKNOWLEDGE);
+            plainSends = flow.plainSends().open(flow.name(), plain);
             invocation = new Invocation(flow, transacted, plain, database);
         }
 
         private void close() {
             callers.values().forEach(CallerLink::close);
             callers.clear();
+            PlainSends.closeQuietly(plainSends);
+            plainSends = null;
             FlowInstance.closeQuietly(connection);
             connection = null;
         }

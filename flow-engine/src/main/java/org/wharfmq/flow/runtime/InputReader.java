@@ -19,7 +19,8 @@ import java.util.concurrent.CompletableFuture;
  * twice as long after each failed attempt, up to {@link FlowConfiguration#MAX_RETRY_MILLIS}. What was in progress
  * was rolled back (or, for a non-transactional reader, is as far as it got). Each reader has its own connection to
  * Wharf with a transacted and a plain session, and the {@link Invocation} over them that commits or rolls back an
- * invocation's work. A coordinated reader ({@link XaCoordination}) connects with an XA connection instead, its
+ * invocation's work; the plain session's sends go its host's way ({@link PlainSends}: in the flow host, put inside
+ * the queue manager by the reader's thread). A coordinated reader ({@link XaCoordination}) connects with an XA connection instead, its
  * transacted session an XA session whose resource {@link #xaSession} each invocation's transaction enlists. All its
  * state is confined to its thread.
  */
@@ -41,6 +42,8 @@ abstract class InputReader implements Runnable {
     XAResource xaSession;
     /** The invocation over this reader's sessions, made again with each connection. */
     Invocation invocation;
+    /** What makes the plain session's sends go the host's way ({@link PlainSends}), made again with each connection. */
+    private AutoCloseable plainSends;
 
     /** @param transactional whether the reader's invocations run in a transaction (its database work commits with it) */
     InputReader(RunningFlow flow, ConnectionFactory connectionFactory, boolean transactional) {
@@ -103,6 +106,7 @@ abstract class InputReader implements Runnable {
         }
         transacted = connection.createSession(true, Session.SESSION_TRANSACTED);
         Session plain = connection.createSession(false, Session.AUTO_ACKNOWLEDGE);
+        plainSends = flow.plainSends().open(flow.name(), plain);
         invocation = new Invocation(flow, transacted, plain, database);
         return plain;
     }
@@ -118,6 +122,7 @@ abstract class InputReader implements Runnable {
         transacted = session;
         xaSession = coordination.enlisting().apply(session.getXAResource());
         Session plain = connection.createSession(false, Session.AUTO_ACKNOWLEDGE);
+        plainSends = flow.plainSends().open(flow.name(), plain);
         invocation = new Invocation(flow, transacted, plain, database, coordination.transactions(), xaSession);
         return plain;
     }
@@ -151,6 +156,8 @@ abstract class InputReader implements Runnable {
             invocation.close();
             invocation = null;
         }
+        PlainSends.closeQuietly(plainSends);
+        plainSends = null;
         closeQuietly(connection);
         connection = null;
         xaSession = null;

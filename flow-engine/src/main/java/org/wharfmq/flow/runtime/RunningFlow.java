@@ -241,6 +241,11 @@ public final class RunningFlow implements AutoCloseable {
         return hosting.consumers();
     }
 
+    /** How its readers' sends outside a transaction reach the host's provider ({@link InputReader#openWharf}). */
+    PlainSends plainSends() {
+        return hosting.sends();
+    }
+
     /** The server's HTTP requests that wait for a reply from any flow. */
     HttpRequests httpRequests() {
         return httpRequests;

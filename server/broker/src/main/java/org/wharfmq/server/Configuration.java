@@ -192,6 +192,14 @@ public final class Configuration {
     public static final int TRANSMISSION_COPY_LIMIT_BYTES = 8 * 1024;
 
     /**
+     * How often a put of an in-process producer ({@link org.wharfmq.server.session.InProcessProducer}: a flow's output)
+     * that waits for producer credit or the journal looks whether its sender has stopped (its flow stopping, its
+     * connection lost), in ms: {@value}. It is woken at once by the credit or the journal; this bounds only how long a
+     * stopped sender's put takes to give up.
+     */
+    public static final long IN_PROCESS_WAIT_CHECK_MILLIS = 100;
+
+    /**
      * Most bytes copied into one buffer of DELIVER frames before the next one is started: {@value}, the largest
      * buffer Netty's per-thread cache keeps (a larger one is taken from the shared arena, under its lock).
      */

@@ -5,6 +5,7 @@ import org.wharfmq.server.management.Management;
 import org.wharfmq.server.security.AccessControl;
 import org.wharfmq.server.security.Identity;
 import org.wharfmq.server.security.Logins;
+import org.wharfmq.server.session.InProcessProducer;
 import org.wharfmq.server.session.InProcessTakes;
 
 /**
@@ -99,5 +100,13 @@ public interface ServerPlugin extends AutoCloseable {
          * (how a flow's input node takes its queue as the flow's user).
          */
         InProcessTakes takeMessages(Identity who, String peer);
+
+        /**
+         * A new producer inside the queue manager, owned by the calling thread (a plugin's own, never an event loop),
+         * that puts messages with no frame ({@link InProcessProducer}) with the authority of {@code who}: its puts are
+         * refused, and the refusals audited naming {@code peer}, as a connection of {@code who}'s sends would be (how
+         * a flow's reader puts its output as the flow's user). Close it, on that thread, when done.
+         */
+        InProcessProducer putMessages(Identity who, String peer);
     }
 }

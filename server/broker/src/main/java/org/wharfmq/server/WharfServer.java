@@ -29,6 +29,7 @@ import org.wharfmq.server.queue.QueueManager;
 import org.wharfmq.server.security.Authenticator;
 import org.wharfmq.server.security.Identity;
 import org.wharfmq.server.security.Logins;
+import org.wharfmq.server.session.InProcessProducer;
 import org.wharfmq.server.session.InProcessTakes;
 import org.wharfmq.server.session.XaBranches;
 import org.wharfmq.server.topic.TopicManager;
@@ -383,6 +384,12 @@ public final class WharfServer implements AutoCloseable {
             public InProcessTakes takeMessages(Identity who, String peer) {
                 return InProcessTakes.open(ioGroup.next(), config, queueManager, topicManager, xaBranches,
                         accessControl, who, peer);
+            }
+
+            @Override
+            public InProcessProducer putMessages(Identity who, String peer) {
+                return InProcessProducer.open(ioGroup.next(), config, queueManager, topicManager, accessControl, who,
+                        peer);
             }
         };
         for (ServerPlugin plugin : plugins) {

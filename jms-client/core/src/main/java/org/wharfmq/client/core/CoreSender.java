@@ -58,6 +58,23 @@ public final class CoreSender {
                 throws ClientException;
     }
 
+    /**
+     * Where a session's sends outside a transaction go instead of its link when its owner puts them inside the queue
+     * manager it is connected to in-VM (the flow host's readers: docs/architecture.md, "Flows inside the queue
+     * manager"): the very encoding a SEND would carry (stamped, its JMSXUserID the link's user, its length checked),
+     * with no frame and no hand-off to the link's event loop. {@link #putLocally}.
+     */
+    public interface LocalPut {
+        /**
+         * Puts {@code message}, an encoded message (taken over): returns once it is on its queue, or stored when it
+         * is persistent. Waits for producer credit as a send over the link would, calling
+         * {@code waiting.flushSoonFrames()} first, and gives up once {@code waiting.stopped()}.
+         *
+         * @throws ClientException why it was refused (nothing of it was put), or why its wait ended
+         */
+        void put(ByteBuf message, ProducerCredit.Session waiting) throws ClientException;
+    }
+
     /** {@link #send}'s {@code stamps}: the message gets no id (JMS's {@code setDisableMessageID}). */
     public static final int NO_MESSAGE_ID = 1;
     /** {@link #send}'s {@code stamps}: the message gets no timestamp (JMS's {@code setDisableMessageTimestamp}). */
@@ -103,7 +120,10 @@ public final class CoreSender {
     private final CoreConnection connection;
     private final int sessionId;
     private final boolean syncSends;
-    private final ProducerCredit credit = new ProducerCredit(new CreditSession());
+    private final CreditSession creditSession = new CreditSession();
+    private final ProducerCredit credit = new ProducerCredit(creditSession);
+    /** Where the sends outside a transaction go instead of the link ({@link #putLocally}); null: the link. */
+    private volatile LocalPut localPut;
     /** The first failed fire-and-forget send not yet reported to the user. */
     private final AtomicReference<Frame.Error> asyncSendError = new AtomicReference<>();
     /** Started by the first asynchronous send. */
@@ -119,6 +139,15 @@ public final class CoreSender {
 
     public CoreConnection connection() {
         return connection;
+    }
+
+    /**
+     * Makes the session's sends outside a transaction that wait for no CompletionListener go to {@code put} rather
+     * than its link (null: the link again); a transaction's sends and asynchronous sends still go over the link. For
+     * the session's sending thread, before it sends.
+     */
+    public void putLocally(LocalPut put) {
+        this.localPut = put;
     }
 
     /**
@@ -161,6 +190,11 @@ public final class CoreSender {
                 (stamps & NO_TIMESTAMP) != 0 ? 0 : now, timeToLive > 0 ? now + timeToLive : 0,
                 deliveryDelay > 0 ? now + deliveryDelay : 0);
         ConnectedLink on = connection.usableLink();
+        LocalPut local = localPut;
+        if (local != null && completion == null && !session.settlement().inTransaction()) {
+            putLocally(local, message, destination, encoder, on);
+            return;
+        }
         ByteBuf buffer;
         while ((buffer = encodeAndSpend(message, destination, encoder, on)) == null) {
             on = connection.usableLink(); // lost while the send waited for credit: it goes on the link made again
@@ -182,6 +216,18 @@ public final class CoreSender {
         } else {
             on.write(new Frame.Send(0, sessionId, producerId, buffer));
         }
+    }
+
+    /** A send outside a transaction put by {@code local}: encoded for {@code on}, as it would go there. */
+    private <M> void putLocally(LocalPut local, M message, WireDestination destination, Encoder<? super M> encoder,
+                                ConnectedLink on) throws ClientException {
+        ByteBuf buffer = encoder.encode(message, destination, on);
+        int length = buffer.readableBytes();
+        if (length > on.maxMessageLength()) {
+            buffer.release();
+            throw tooLarge(length, on);
+        }
+        local.put(buffer, creditSession);
     }
 
     /**

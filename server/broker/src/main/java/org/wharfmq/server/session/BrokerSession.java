@@ -42,6 +42,7 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.Executor;
 
 /**
  * A client's JMS Session on the server: its ids, its consumers and browsers (it is their one owner) and the
@@ -62,6 +63,9 @@ import java.util.Map;
  *       (queue lock, then session lock: never the other way). The writer writes it on the event loop.</li>
  *   <li>Store completions may come from the store's thread; they hop back to the event loop before touching
  *       session state.</li>
+ *   <li>A session that only sends, for a thread of the queue manager's own code ({@link InProcessProducer}: a flow's
+ *       reader), is driven by that thread instead: its {@code owner} runs the store completions and the producer
+ *       window's wake-ups on that thread, and the event loop is only its timer (a delivery delay).</li>
  * </ul>
  */
 public final class BrokerSession {
@@ -72,6 +76,11 @@ public final class BrokerSession {
     private final int id;
     private final Channel channel;
     private final EventLoop eventLoop;
+    /**
+     * Where the session's completions and wake-ups run: {@link #eventLoop}, or the tasks of the one thread that drives
+     * a session of {@link InProcessProducer}'s.
+     */
+    private final Executor owner;
     private final Replies replies;
     private final QueueManager queueManager;
     private final TopicManager topics;
@@ -162,7 +171,21 @@ public final class BrokerSession {
     BrokerSession(int id, boolean transacted, XaBranches xaBranches, Channel channel, Replies replies,
                   QueueManager queueManager, TopicManager topics, String clientId, int maxMessageLength,
                   int producerWindow, long fanOutWindow, ConnectionAccess access, DeliverySink sink) {
+        this(id, transacted, xaBranches, channel, replies, queueManager, topics, clientId, maxMessageLength,
+                producerWindow, fanOutWindow, access, sink, channel.eventLoop());
+    }
+
+    /**
+     * As the public constructor, driven by the thread whose tasks {@code owner} runs rather than by the channel's event
+     * loop (then neither transacted nor XA: {@link InProcessProducer}).
+     */
+    BrokerSession(int id, boolean transacted, XaBranches xaBranches, Channel channel, Replies replies,
+                  QueueManager queueManager, TopicManager topics, String clientId, int maxMessageLength,
+                  int producerWindow, long fanOutWindow, ConnectionAccess access, DeliverySink sink, Executor owner) {
+        assert owner == channel.eventLoop() || (!transacted && xaBranches == null)
+                : "a session driven by a thread of its own only sends outside any unit of work";
         this.id = id;
+        this.owner = owner;
         this.sink = sink;
         this.access = access;
         Identity identity = access.identity(); // its sends must carry that user as JMSXUserID, and nothing else
@@ -181,7 +204,7 @@ public final class BrokerSession {
         this.transacted = transacted;
         this.xaBranches = transacted ? null : xaBranches;
         this.transaction = transacted ? new Transaction(persistence, topics) : null;
-        this.producers = new ProducerWindow(id, replies, eventLoop, producerWindow, fanOutWindow,
+        this.producers = new ProducerWindow(id, replies, owner, producerWindow, fanOutWindow,
                 queueManager.memoryBudget());
     }
 
@@ -1047,11 +1070,12 @@ public final class BrokerSession {
         }
     }
 
+    /** Runs {@code task} where the session's state is touched: now when on its event loop, else as its owner's task. */
     private void onEventLoop(Runnable task) {
-        if (eventLoop.inEventLoop()) {
+        if (owner == eventLoop && eventLoop.inEventLoop()) {
             task.run();
         } else {
-            eventLoop.execute(task);
+            owner.execute(task);
         }
     }
 

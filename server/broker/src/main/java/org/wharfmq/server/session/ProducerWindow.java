@@ -1,6 +1,5 @@
 package org.wharfmq.server.session;
 
-import io.netty.channel.EventLoop;
 import org.wharfmq.server.queue.LocalQueue;
 import org.wharfmq.server.queue.MemoryBudget;
 
@@ -10,6 +9,7 @@ import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.concurrent.Executor;
 import java.util.function.Consumer;
 
 /**
@@ -31,14 +31,16 @@ import java.util.function.Consumer;
  *
  * <p>While nothing is over budget and the session's sends reach one destination each, this costs a SEND an addition
  * and two comparisons; a publication to several subscriptions one division more; nothing is allocated. Owned by the
- * session's event loop; the destinations' wake-ups come from any thread and hop back to it.
+ * session's owner (its event loop, or the thread of an {@link InProcessProducer}); the destinations' wake-ups come
+ * from any thread and hop back to it.
  */
 final class ProducerWindow {
 
     private final int sessionId;
     /** Where the credit goes: the session's connection. */
     private final Replies replies;
-    private final EventLoop eventLoop;
+    /** Runs tasks where the window is owned: the session's event loop, or its owning thread's tasks. */
+    private final Executor owner;
     private final MemoryBudget budget;
     private final int windowBytes;
     private final int batchBytes;
@@ -53,7 +55,7 @@ final class ProducerWindow {
     private final Map<Object, Long> heldBack = new HashMap<>(4);
     /** The queues this session's sends found over budget (policy block) and that have not been seen under it since. */
     private final Set<LocalQueue> blocking = new LinkedHashSet<>(4);
-    /** Written on the event loop; read also by the thread that wakes a held-back window (see {@link #holdBack}). */
+    /** Written by the owner; read also by the thread that wakes a held-back window (see {@link #holdBack}). */
     private volatile boolean closed;
 
     /**
@@ -62,11 +64,11 @@ final class ProducerWindow {
      *                          fanOutWindowBytes)
      * @param budget            the server's memory budget
      */
-    ProducerWindow(int sessionId, Replies replies, EventLoop eventLoop, int windowBytes, long fanOutWindowBytes,
+    ProducerWindow(int sessionId, Replies replies, Executor owner, int windowBytes, long fanOutWindowBytes,
                    MemoryBudget budget) {
         this.sessionId = sessionId;
         this.replies = replies;
-        this.eventLoop = eventLoop;
+        this.owner = owner;
         this.budget = budget;
         this.windowBytes = windowBytes;
         this.batchBytes = Math.max(1, windowBytes / 2);
@@ -173,7 +175,7 @@ final class ProducerWindow {
             // the queues after the event loops have ended (every session is closed by then)
             whenFree.accept(() -> {
                 if (!closed) {
-                    eventLoop.execute(() -> release(holder));
+                    owner.execute(() -> release(holder));
                 }
             });
         }

@@ -14,6 +14,7 @@ import org.wharfmq.server.security.AccessControl;
 import org.wharfmq.server.security.Identity;
 import org.wharfmq.server.security.Logins;
 import org.wharfmq.server.security.Permission;
+import org.wharfmq.server.session.InProcessProducer;
 import org.wharfmq.server.session.InProcessTakes;
 
 import java.util.function.Supplier;
@@ -98,6 +99,11 @@ final class ReplicaListener implements AutoCloseable {
 
         @Override
         public InProcessTakes takeMessages(Identity who, String peer) {
+            throw notRunning();
+        }
+
+        @Override
+        public InProcessProducer putMessages(Identity who, String peer) {
             throw notRunning();
         }
 

@@ -89,7 +89,8 @@ public final class FlowHost implements ServerPlugin {
     /**
      * What the flows get of the server, set once by start: instance threads that are Netty's, whose buffers (each
      * send's) come from a cache of the thread's own, not from the shared arenas under their locks; bodies passed to and
-     * from the in-VM connections' messages uncopied; non-transactional readers' queues taken inside the queue manager.
+     * from the in-VM connections' messages uncopied; non-transactional readers' queues taken inside the queue manager,
+     * and every reader's sends outside a transaction put there.
      */
     private FlowHosting hosting;
     private boolean remoteDeploy;
@@ -159,8 +160,9 @@ public final class FlowHost implements ServerPlugin {
             asFlowUser.setPassword(settings.password());
             connectionFactory = asFlowUser;
             management = server.management();
+            FlowUser user = new FlowUser(server, settings.user());
             hosting = new FlowHosting(FastThreadLocalThread::new, WharfBodies.INSTANCE,
-                    new InProcessInputs(server, settings.user()), config.maxMessageLength());
+                    new InProcessInputs(server, user), new InProcessOutputs(server, user), config.maxMessageLength());
             if (http instanceof FlowHttpPaths paths) {
                 paths.attach(new HttpCallers(server));
             }

@@ -3,11 +3,8 @@ package org.wharfmq.server.flow;
 import org.wharfmq.flow.runtime.QueueConsumers;
 import org.wharfmq.jms.JmsErrors;
 import org.wharfmq.jms.WharfSession;
-import org.wharfmq.protocol.auth.Mechanisms;
-import org.wharfmq.protocol.frame.ErrorCode;
 import org.wharfmq.server.ServerPlugin;
 import org.wharfmq.server.WharfException;
-import org.wharfmq.server.security.Authenticator;
 import org.wharfmq.server.security.Identity;
 import org.wharfmq.server.session.InProcessTakes;
 
@@ -29,22 +26,22 @@ import javax.jms.Session;
 final class InProcessInputs implements QueueConsumers {
 
     private final ServerPlugin.Host server;
-    /** The flows' user, or null: the queue manager's own authority. */
-    private final String user;
+    private final FlowUser user;
 
-    InProcessInputs(ServerPlugin.Host server, String user) {
+    InProcessInputs(ServerPlugin.Host server, FlowUser user) {
         this.server = server;
         this.user = user;
     }
 
     @Override
     public MessageConsumer open(String flow, Session plain, String queue, String selector) throws JMSException {
-        InProcessTakes takes = server.takeMessages(identity(), "flow '" + flow + "'");
+        InProcessTakes takes = server.takeMessages(user.identity("take their input"), "flow '" + flow + "'");
         try {
             takes.consume(queue, selector, FlowHostConfiguration.IN_PROCESS_INPUT_CREDIT,
                     FlowHostConfiguration.IN_PROCESS_INPUT_BYTES, FlowHostConfiguration.IN_PROCESS_TIMEOUT_MILLIS);
             InProcessConsumer consumer = new InProcessConsumer(takes, selector);
-            // the reader's sends go over its connection: their wait for credit settles what it received first
+            // the reader's sends (put in-process, or its transacted session's over the connection) settle what it
+            // received before they wait for credit
             ((WharfSession) plain).beforeCreditWait(consumer::beforeCreditWait);
             return consumer;
         } catch (WharfException e) {
@@ -56,19 +53,5 @@ final class InProcessInputs implements QueueConsumers {
             throw new JMSException("Flow '" + flow + "': interrupted while opening its input on queue '" + queue
                     + "'.");
         }
-    }
-
-    /** Who the flows are, as their in-VM connection's login made them (groups as the users file says now). */
-    private Identity identity() throws JMSException {
-        if (user == null) {
-            return Identity.SERVER;
-        }
-        Authenticator.User known = server.logins().authenticator().user(user);
-        if (known == null) {
-            throw JmsErrors.toException(ErrorCode.AUTHENTICATION_FAILED, "The flows' user '" + user + "' (flowHost.user)"
-                    + " is no longer a user of the security file: its flows cannot take their input. Add the user "
-                    + "again, or set flowHost.user to one that is.");
-        }
-        return new Identity(user, known.groups(), Mechanisms.SCRAM_SHA_256);
     }
 }
