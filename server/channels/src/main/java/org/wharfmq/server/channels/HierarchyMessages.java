@@ -57,6 +57,14 @@ final class HierarchyMessages {
      * partner's word, against which nothing is checked.
      */
     static final String PUBLISHER = "WHARF_PUBSUB_PUBLISHER";
+    /**
+     * A proxy subscription set sent to a child: the sender's ancestors, its parent up to the root as far as it knows
+     * them, each name followed by {@code /} (no queue manager's name has one). Optional: a set without it (from a
+     * member that predates it) tells the child nothing of the ancestors. At most {@link #MAX_ANCESTORS} are read.
+     */
+    static final String ANCESTORS = "WHARF_PUBSUB_ANCESTORS";
+    /** The most ancestors a member reads from or sends in a set, {@value}: a hierarchy deeper than that is not told. */
+    static final int MAX_ANCESTORS = 64;
     /** The names of proxy subscriptions: this, the partner's name, {@code :}, the filter. */
     static final String PROXY_PREFIX = "WHARF.PROXY:";
     private static final String USER_ID = "JMSXUserID";
@@ -97,6 +105,34 @@ final class HierarchyMessages {
             m.properties.put(FILTER + i++, filter);
         }
         return m;
+    }
+
+    /** {@code set} with the sender's {@code ancestors} (its parent first), for a child. */
+    static WireMessage withAncestors(WireMessage set, List<String> ancestors) {
+        StringBuilder names = new StringBuilder();
+        for (String name : ancestors.subList(0, Math.min(ancestors.size(), MAX_ANCESTORS))) {
+            names.append(name).append('/');
+        }
+        set.properties.put(ANCESTORS, names.toString());
+        return set;
+    }
+
+    /**
+     * The sender's ancestors in a proxy subscription set (its parent first), at most {@link #MAX_ANCESTORS}; null when
+     * the set does not tell them.
+     */
+    static List<String> ancestors(Map<String, Object> properties) {
+        if (!(properties.get(ANCESTORS) instanceof String names)) {
+            return null;
+        }
+        List<String> ancestors = new ArrayList<>();
+        int from = 0;
+        for (int end = names.indexOf('/'); end > from && ancestors.size() < MAX_ANCESTORS;
+             end = names.indexOf('/', from)) {
+            ancestors.add(names.substring(from, end));
+            from = end + 1;
+        }
+        return ancestors;
     }
 
     /** {@code partner}'s control queue, as this queue manager names it. */
