@@ -8,8 +8,8 @@ import java.util.List;
  * This queue manager's ancestors in its publish/subscribe hierarchy, and whether it refuses its parent because the
  * relation would close a loop (IBM MQ refuses a parent that would). A hierarchy is a tree, but each member names only
  * its own parent, so a ring of three or more (QM1's parent QM3, QM2's QM1, QM3's QM2) is only seen by passing the
- * ancestors down: each member tells its children its ancestors ({@link HierarchyMessages#ANCESTORS}, in the proxy
- * subscription sets), and a member that finds itself among its parent's ancestors is on a loop. Of the loop's
+ * ancestors down: each member tells its partners its ancestors ({@link HierarchyMessages#ANCESTORS}, in the proxy
+ * subscription sets; only a member's parent's are read), and a member that finds itself among its parent's ancestors is on a loop. Of the loop's
  * members only the one whose name sorts first refuses its parent, whichever learns of the loop first, so exactly one
  * relation of the loop is cut and the rest stays a tree. A member that refuses tells its children it has no
  * ancestors, as a root, and exchanges no subscriptions or publications with its parent; it takes its parent back

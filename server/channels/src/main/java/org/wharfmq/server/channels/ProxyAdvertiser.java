@@ -25,8 +25,9 @@ import java.util.concurrent.atomic.AtomicBoolean;
  * subscriptions back), its temporary topics' and the {@code $SYS} topics' left out. A set goes to P, as a persistent
  * message to its {@link HierarchyMessages#CONTROL_QUEUE} over the channels, when the queue manager starts and
  * whenever P's set changes ({@link org.wharfmq.server.management.Management#observeSubscriptions}), at most once per
- * {@link #SET_INTERVAL_MILLIS}; each replaces the last. A set to a child tells it this queue manager's ancestors
- * ({@link HierarchyAncestry}), and goes again when they change; a parent this queue manager refuses is told of no
+ * {@link #SET_INTERVAL_MILLIS}; each replaces the last. A set tells this queue manager's ancestors
+ * ({@link HierarchyAncestry}; a child learns from them, and so does a parent that names this queue manager as its own
+ * parent, a loop of two), and goes again when they change; a parent this queue manager refuses is told of no
  * filters. Runs on a thread of its own ({@code wharf-pubsub-advertiser}),
  * which owns {@link #sent} and the in-VM link.
  */
@@ -45,7 +46,7 @@ final class ProxyAdvertiser implements AutoCloseable {
      */
     static final long SET_INTERVAL_MILLIS = 1_000;
 
-    /** What a partner was last sent: the filters, and (to a child) this queue manager's ancestors. */
+    /** What a partner was last sent: the filters, and this queue manager's ancestors. */
     private record Sent(SortedSet<String> filters, List<String> ancestors) {
     }
 
@@ -127,7 +128,7 @@ final class ProxyAdvertiser implements AutoCloseable {
             // a refused parent is told of nothing, so that it forwards nothing here
             SortedSet<String> filters = ancestry.refuses(partner) ? new TreeSet<>()
                     : filtersFor(partner, subscriptions);
-            Sent set = new Sent(filters, ancestry.isParent(partner) ? null : ancestry.ancestors());
+            Sent set = new Sent(filters, ancestry.ancestors());
             if (set.equals(sent.get(partner))) {
                 continue;
             }
@@ -183,7 +184,7 @@ final class ProxyAdvertiser implements AutoCloseable {
         ByteBuf bytes = ByteBufAllocator.DEFAULT.buffer();
         WireMessage m = HierarchyMessages.subscriptionSet(queueManager, HierarchyMessages.controlQueueOf(partner),
                 set.filters());
-        (set.ancestors() == null ? m : HierarchyMessages.withAncestors(m, set.ancestors())).encode(bytes);
+        HierarchyMessages.withAncestors(m, set.ancestors()).encode(bytes);
         local.call(id -> new Frame.Send(id, SESSION, producer, bytes), TIMEOUT_MILLIS);
     }
 

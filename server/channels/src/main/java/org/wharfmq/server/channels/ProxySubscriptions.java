@@ -80,6 +80,8 @@ final class ProxySubscriptions implements Runnable, AutoCloseable {
     private final Map<Integer, Proxy> byConsumer = new HashMap<>();
     /** Each partner's proxy subscriptions, oldest first. */
     private final Map<String, List<Proxy>> byPartner = new HashMap<>();
+    /** The partners a publication came back for round a loop, logged once each. */
+    private final Set<String> loopsLogged = new java.util.HashSet<>();
     /** The forwarding producer of each partner. */
     private final Map<String, Integer> producers = new HashMap<>();
     /** The last delivery handled per consumer in the open transaction, and how many. */
@@ -271,7 +273,9 @@ final class ProxySubscriptions implements Runnable, AutoCloseable {
             }
             WireMessage publication = WireMessage.decode(d.message().duplicate());
             String topic = publication.destination.name();
-            if (firstToForward(proxy, topic)) {
+            if (HierarchyMessages.passed(publication.properties, proxy.partner())) {
+                droppedInLoop(proxy.partner(), topic); // it went round a loop not refused yet: not twice
+            } else if (firstToForward(proxy, topic)) {
                 ByteBuf bytes = ByteBufAllocator.DEFAULT.buffer(d.message().readableBytes() + 128);
                 HierarchyMessages.forwarded(publication, queueManager, proxy.partner()).encode(bytes);
                 int producer = producer(proxy.partner());
@@ -320,6 +324,17 @@ final class ProxySubscriptions implements Runnable, AutoCloseable {
             LOG.log(System.Logger.Level.WARNING, reason + ". It went to the dead-letter queue "
                     + SystemQueues.DEAD_LETTER_QUEUE + "; the forwarding goes on.");
             return false;
+        }
+    }
+
+    /** A publication that {@code partner} forwarded already came back for it: dropped, logged once per partner. */
+    private void droppedInLoop(String partner, String topic) {
+        if (loopsLogged.add(partner)) {
+            LOG.log(System.Logger.Level.WARNING, "Publish/subscribe hierarchy of queue manager " + queueManager
+                    + ": a publication on topic '" + topic + "' that queue manager " + partner + " forwarded already"
+                    + " came back for it, round a loop of the hierarchy; it was not sent to " + partner + " again."
+                    + " A loop is refused once its members have told each other their ancestors ('wharf admin"
+                    + " display pubsub' names it; docs/distributed.md). Logged once per partner.");
         }
     }
 

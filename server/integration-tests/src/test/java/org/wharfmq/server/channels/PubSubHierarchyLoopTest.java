@@ -171,6 +171,20 @@ class PubSubHierarchyLoopTest {
                         + proxies("QM2") + ", QM3 " + proxies("QM3"));
     }
 
+    @Test
+    void twoMembersNamingEachOtherAsParentAreALoopOfTwoRefusedByTheFirstName() throws Exception {
+        ports.put("QM1", ChannelServers.freePort());
+        ports.put("QM2", ChannelServers.freePort());
+        start("QM1", new HierarchySettings("QM2", List.of()));
+        start("QM2", new HierarchySettings("QM1", List.of()));
+        ChannelServers.await(() -> partner("QM1", "QM2").state().equals("REFUSED"), "QM1 refuses its parent QM2");
+        assertTrue(partner("QM1", "QM2").reason().startsWith("QM1 names QM2 as its parent, but QM2 is below QM1"
+                + " (QM2 -> QM1)"), partner("QM1", "QM2").reason());
+        ChannelServers.await(() -> partner("QM2", "QM1").subscriptionSetsReceived() > 0
+                && partner("QM2", "QM1").state().equals("ACTIVE"), "QM2 keeps its parent QM1 "
+                + hierarchies.get("QM2").status());
+    }
+
     private static List<String> texts(MessageConsumer consumer, int count) throws JMSException {
         List<String> texts = new ArrayList<>();
         for (int i = 0; i < count; i++) {
