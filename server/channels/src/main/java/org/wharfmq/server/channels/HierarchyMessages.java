@@ -18,8 +18,8 @@ import java.util.Collection;
  *       {@value #FILTER}{@code 0..n-1}. Each message replaces the last, so a lost or repeated one costs nothing
  *       the next does not mend;</li>
  *   <li>to {@value #PUBLICATIONS_QUEUE}, a <em>forwarded publication</em>: the publication as it was, but addressed
- *       to that queue, its topic in {@value #TOPIC}, the queue manager it was forwarded by in {@value #FROM} and the
- *       one it was first published on in {@value #ORIGIN}. The receiving channel publishes it on its topic there
+ *       to that queue, its topic in {@value #TOPIC}, the queue manager it was forwarded by in {@value #FROM}, the
+ *       one it was first published on in {@value #ORIGIN} and those that forwarded it in {@value #PATH}. The receiving channel publishes it on its topic there
  *       (ChannelReceivers), with the channel user's authority.</li>
  * </ul>
  */
@@ -53,10 +53,24 @@ final class HierarchyMessages {
      */
     static final String ORIGIN = "WHARF_PUBSUB_ORIGIN";
     /**
+     * A forwarded publication: the members that forwarded it, each name between {@code /} ({@code /QM1/QM2/}); a
+     * member never forwards it to one of them, so that it cannot go round a loop the members have not found yet. The
+     * partners' word, which can only keep it from the members it names.
+     */
+    static final String PATH = "WHARF_PUBSUB_PATH";
+    /**
      * A forwarded publication: the JMSXUserID it was published with (a queue manager's own connection sends none); the
      * partner's word, against which nothing is checked.
      */
     static final String PUBLISHER = "WHARF_PUBSUB_PUBLISHER";
+    /**
+     * A proxy subscription set: the sender's ancestors, its parent up to the root as far as it knows
+     * them, each name followed by {@code /} (no queue manager's name has one). Optional: a set without it (from a
+     * member that predates it) tells the child nothing of the ancestors. At most {@link #MAX_ANCESTORS} are read.
+     */
+    static final String ANCESTORS = "WHARF_PUBSUB_ANCESTORS";
+    /** The most ancestors a member reads from or sends in a set, {@value}: a hierarchy deeper than that is not told. */
+    static final int MAX_ANCESTORS = 64;
     /** The names of proxy subscriptions: this, the partner's name, {@code :}, the filter. */
     static final String PROXY_PREFIX = "WHARF.PROXY:";
     private static final String USER_ID = "JMSXUserID";
@@ -99,6 +113,34 @@ final class HierarchyMessages {
         return m;
     }
 
+    /** {@code set} with the sender's {@code ancestors} (its parent first), for a child. */
+    static WireMessage withAncestors(WireMessage set, List<String> ancestors) {
+        StringBuilder names = new StringBuilder();
+        for (String name : ancestors.subList(0, Math.min(ancestors.size(), MAX_ANCESTORS))) {
+            names.append(name).append('/');
+        }
+        set.properties.put(ANCESTORS, names.toString());
+        return set;
+    }
+
+    /**
+     * The sender's ancestors in a proxy subscription set (its parent first), at most {@link #MAX_ANCESTORS}; null when
+     * the set does not tell them.
+     */
+    static List<String> ancestors(Map<String, Object> properties) {
+        if (!(properties.get(ANCESTORS) instanceof String names)) {
+            return null;
+        }
+        List<String> ancestors = new ArrayList<>();
+        int from = 0;
+        for (int end = names.indexOf('/'); end > from && ancestors.size() < MAX_ANCESTORS;
+             end = names.indexOf('/', from)) {
+            ancestors.add(names.substring(from, end));
+            from = end + 1;
+        }
+        return ancestors;
+    }
+
     /** {@code partner}'s control queue, as this queue manager names it. */
     static WireDestination controlQueueOf(String partner) {
         return WireDestination.queue(partner + TransmissionHeader.QUALIFIER + CONTROL_QUEUE);
@@ -130,12 +172,19 @@ final class HierarchyMessages {
         publication.properties.put(TOPIC, publication.destination.name());
         publication.properties.putIfAbsent(ORIGIN, queueManager);
         publication.properties.put(FROM, queueManager);
+        publication.properties.put(PATH, (publication.properties.get(PATH) instanceof String path ? path : "/")
+                + queueManager + "/");
         Object user = publication.properties.remove(USER_ID);
         if (user != null) {
             publication.properties.put(PUBLISHER, user);
         }
         publication.destination = publicationsQueueOf(partner);
         return publication;
+    }
+
+    /** Whether {@code publication} (its properties) was forwarded by {@code member} already ({@link #PATH}). */
+    static boolean passed(Map<String, Object> publication, String member) {
+        return publication.get(PATH) instanceof String path && path.contains("/" + member + "/");
     }
 
     /**

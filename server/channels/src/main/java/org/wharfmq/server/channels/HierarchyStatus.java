@@ -14,7 +14,7 @@ import java.util.List;
 public record HierarchyStatus(String queueManager, String parent, List<String> children, List<Partner> partners) {
 
     /** The states of a partner, as {@link Partner#state()} names them. */
-    public static final List<String> STATES = List.of("STARTING", "ACTIVE", "ERROR");
+    public static final List<String> STATES = List.of("STARTING", "ACTIVE", "ERROR", "REFUSED");
 
     public HierarchyStatus {
         children = List.copyOf(children);
@@ -27,14 +27,17 @@ public record HierarchyStatus(String queueManager, String parent, List<String> c
      * @param queueManager             its name
      * @param relation                 {@code parent} or {@code child}
      * @param state                    STARTING (this queue manager's subscriptions not yet sent to it), ACTIVE (sent),
-     *                                 ERROR (the last sending failed: {@code reason} says why and the fix)
+     *                                 ERROR (the last sending failed: {@code reason} says why and the fix),
+     *                                 REFUSED (a parent refused for making a loop: {@code reason} names the loop and
+     *                                 the fix; nothing is exchanged with it)
      * @param proxySubscriptions       its proxy subscriptions held here: the topics it wants publications of
      * @param proxySubscriptionsRefused the filters of its last proxy subscription set refused for the
      *                                 {@code maxProxySubscriptions} limit ({@code refused} names them)
      * @param subscriptionsSent        the topics this queue manager last told it of (null until a set went out)
      * @param subscriptionSetsReceived the proxy subscription sets it sent here since this queue manager started
      * @param publicationsForwarded    the publications forwarded to it since this queue manager started
-     * @param reason                   why the last sending failed, and the fix; null otherwise
+     * @param reason                   why the last sending failed, or the parent is refused, and the fix; null
+     *                                 otherwise
      * @param refused                  the filters of its last proxy subscription set this queue manager refused, and
      *                                 why (its channel's user may not subscribe to them); null when none were
      * @param transmissionQueue        the transmission queue that leads to it (what is sent to it waits there); null
@@ -44,7 +47,7 @@ public record HierarchyStatus(String queueManager, String parent, List<String> c
      */
     public record Partner(String queueManager, String relation, String state, long proxySubscriptions,
                           int proxySubscriptionsRefused, Integer subscriptionsSent, long subscriptionSetsReceived,
-                          long publicationsForwarded,                          String reason, String refused, String transmissionQueue, List<Channel> channels) {
+                          long publicationsForwarded, String reason, String refused, String transmissionQueue, List<Channel> channels) {
         public Partner {
             channels = List.copyOf(channels);
         }

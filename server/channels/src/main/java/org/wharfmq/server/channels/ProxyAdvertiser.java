@@ -4,6 +4,7 @@ import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufAllocator;
 import org.wharfmq.protocol.TemporaryNames;
 import org.wharfmq.protocol.frame.Frame;
+import org.wharfmq.protocol.message.WireMessage;
 import org.wharfmq.server.ServerPlugin;
 import org.wharfmq.server.topic.TopicManager.SubscriptionInfo;
 import org.wharfmq.server.topic.TopicNames;
@@ -24,7 +25,10 @@ import java.util.concurrent.atomic.AtomicBoolean;
  * subscriptions back), its temporary topics' and the {@code $SYS} topics' left out. A set goes to P, as a persistent
  * message to its {@link HierarchyMessages#CONTROL_QUEUE} over the channels, when the queue manager starts and
  * whenever P's set changes ({@link org.wharfmq.server.management.Management#observeSubscriptions}), at most once per
- * {@link #SET_INTERVAL_MILLIS}; each replaces the last. Runs on a thread of its own ({@code wharf-pubsub-advertiser}),
+ * {@link #SET_INTERVAL_MILLIS}; each replaces the last. A set tells this queue manager's ancestors
+ * ({@link HierarchyAncestry}; a child learns from them, and so does a parent that names this queue manager as its own
+ * parent, a loop of two), and goes again when they change; a parent this queue manager refuses is told of no
+ * filters. Runs on a thread of its own ({@code wharf-pubsub-advertiser}),
  * which owns {@link #sent} and the in-VM link.
  */
 final class ProxyAdvertiser implements AutoCloseable {
@@ -42,8 +46,13 @@ final class ProxyAdvertiser implements AutoCloseable {
      */
     static final long SET_INTERVAL_MILLIS = 1_000;
 
+    /** What a partner was last sent: the filters, and this queue manager's ancestors. */
+    private record Sent(SortedSet<String> filters, List<String> ancestors) {
+    }
+
     private final ServerPlugin.Host host;
     private final List<String> partners;
+    private final HierarchyAncestry ancestry;
     private final String queueManager;
     private final ScheduledExecutorService thread = Executors.newSingleThreadScheduledExecutor(r -> {
         Thread t = new Thread(r, "wharf-pubsub-advertiser");
@@ -55,7 +64,7 @@ final class ProxyAdvertiser implements AutoCloseable {
     /** When the last recount began ({@link System#nanoTime}); written by the advertiser's thread. */
     private volatile long lastRoundNanos = System.nanoTime() - TimeUnit.MILLISECONDS.toNanos(SET_INTERVAL_MILLIS);
     /** The set each partner was last sent (absent: none yet, or its sending failed). */
-    private final Map<String, SortedSet<String>> sent = new HashMap<>();
+    private final Map<String, Sent> sent = new HashMap<>();
     /** The producer of each partner's control queue. */
     private final Map<String, Integer> producers = new HashMap<>();
     private volatile boolean closing;
@@ -67,9 +76,10 @@ final class ProxyAdvertiser implements AutoCloseable {
     private final Map<String, String> failures = new java.util.concurrent.ConcurrentHashMap<>();
     private CoreLink local;
 
-    ProxyAdvertiser(ServerPlugin.Host host, List<String> partners) {
+    ProxyAdvertiser(ServerPlugin.Host host, List<String> partners, HierarchyAncestry ancestry) {
         this.host = host;
         this.partners = List.copyOf(partners);
+        this.ancestry = ancestry;
         this.queueManager = host.config().name();
     }
 
@@ -96,10 +106,10 @@ final class ProxyAdvertiser implements AutoCloseable {
     }
 
     /**
-     * A subscription was made or ended: count again, once for however many changes come before the count runs, and
-     * not sooner than {@link #SET_INTERVAL_MILLIS} after the last count began.
+     * A subscription was made or ended, or this queue manager's ancestors changed: count again, once for however many
+     * changes come before the count runs, and not sooner than {@link #SET_INTERVAL_MILLIS} after the last count began.
      */
-    private void changed() {
+    void changed() {
         if (queued.compareAndSet(false, true)) {
             long wait = lastRoundNanos + TimeUnit.MILLISECONDS.toNanos(SET_INTERVAL_MILLIS) - System.nanoTime();
             try {
@@ -115,13 +125,16 @@ final class ProxyAdvertiser implements AutoCloseable {
         lastRoundNanos = System.nanoTime();
         List<SubscriptionInfo> subscriptions = host.management().subscriptions();
         for (String partner : partners) {
-            SortedSet<String> filters = filtersFor(partner, subscriptions);
-            if (filters.equals(sent.get(partner))) {
+            // a refused parent is told of nothing, so that it forwards nothing here
+            SortedSet<String> filters = ancestry.refuses(partner) ? new TreeSet<>()
+                    : filtersFor(partner, subscriptions);
+            Sent set = new Sent(filters, ancestry.ancestors());
+            if (set.equals(sent.get(partner))) {
                 continue;
             }
             try {
-                send(partner, filters);
-                sent.put(partner, filters);
+                send(partner, set);
+                sent.put(partner, set);
                 advertised.put(partner, filters.size());
                 failures.remove(partner);
                 setsSent++;
@@ -166,10 +179,12 @@ final class ProxyAdvertiser implements AutoCloseable {
         return filters;
     }
 
-    private void send(String partner, SortedSet<String> filters) throws Exception {
+    private void send(String partner, Sent set) throws Exception {
         int producer = producer(partner);
         ByteBuf bytes = ByteBufAllocator.DEFAULT.buffer();
-        HierarchyMessages.subscriptionSet(queueManager, HierarchyMessages.controlQueueOf(partner), filters).encode(bytes);
+        WireMessage m = HierarchyMessages.subscriptionSet(queueManager, HierarchyMessages.controlQueueOf(partner),
+                set.filters());
+        HierarchyMessages.withAncestors(m, set.ancestors()).encode(bytes);
         local.call(id -> new Frame.Send(id, SESSION, producer, bytes), TIMEOUT_MILLIS);
     }
 

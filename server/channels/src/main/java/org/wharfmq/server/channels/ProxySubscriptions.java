@@ -35,7 +35,8 @@ import java.util.concurrent.ConcurrentHashMap;
  *       publication's copy is journaled until forwarded.</li>
  *   <li>A publication a proxy subscription receives goes to its partner's {@link HierarchyMessages#PUBLICATIONS_QUEUE}
  *       over the channels ({@link HierarchyMessages#forwarded}), taken from the subscription and put on the
- *       transmission queue in one local transaction: once. When several of a partner's filters match its topic,
+ *       transmission queue in one local transaction: once. A parent this queue manager refuses for making a loop
+ *       ({@link HierarchyAncestry}, learnt from the parent's sets) has no proxy subscriptions here. When several of a partner's filters match its topic,
  *       only its oldest proxy subscription among them forwards it, so the partner gets it once.</li>
  *   <li>A publication that cannot be forwarded for what it is (too large once it carries the forwarding's
  *       properties and transmission header) goes to the dead-letter queue with the reason, so that it does not fail
@@ -64,6 +65,10 @@ final class ProxySubscriptions implements Runnable, AutoCloseable {
     private final ServerPlugin.Host host;
     private final String queueManager;
     private final Set<String> partners;
+    /** What this queue manager knows of its ancestors; learnt here, from the parent's sets. */
+    private final HierarchyAncestry ancestry;
+    /** Told when {@link #ancestry} changed: the children are sent the new ancestors. */
+    private final Runnable ancestryChanged;
     /** The most proxy subscriptions each partner may have here ({@link HierarchySettings#maxProxySubscriptions}). */
     private final int maxProxies;
     private final long retryMillis;
@@ -75,6 +80,8 @@ final class ProxySubscriptions implements Runnable, AutoCloseable {
     private final Map<Integer, Proxy> byConsumer = new HashMap<>();
     /** Each partner's proxy subscriptions, oldest first. */
     private final Map<String, List<Proxy>> byPartner = new HashMap<>();
+    /** The partners a publication came back for round a loop, logged once each. */
+    private final Set<String> loopsLogged = new java.util.HashSet<>();
     /** The forwarding producer of each partner. */
     private final Map<String, Integer> producers = new HashMap<>();
     /** The last delivery handled per consumer in the open transaction, and how many. */
@@ -101,10 +108,13 @@ final class ProxySubscriptions implements Runnable, AutoCloseable {
     /** How many filters of each partner's last set were beyond {@link #maxProxies} (absent: none), for status. */
     private final Map<String, Integer> overLimit = new ConcurrentHashMap<>();
 
-    ProxySubscriptions(ServerPlugin.Host host, List<String> partners, int maxProxies, long retryMillis) {
+    ProxySubscriptions(ServerPlugin.Host host, List<String> partners, HierarchyAncestry ancestry,
+                       Runnable ancestryChanged, int maxProxies, long retryMillis) {
         this.host = host;
         this.queueManager = host.config().name();
         this.partners = new LinkedHashSet<>(partners);
+        this.ancestry = ancestry;
+        this.ancestryChanged = ancestryChanged;
         this.maxProxies = maxProxies;
         this.retryMillis = retryMillis;
         this.thread = new Thread(this, "wharf-pubsub");
@@ -263,7 +273,9 @@ final class ProxySubscriptions implements Runnable, AutoCloseable {
             }
             WireMessage publication = WireMessage.decode(d.message().duplicate());
             String topic = publication.destination.name();
-            if (firstToForward(proxy, topic)) {
+            if (HierarchyMessages.passed(publication.properties, proxy.partner())) {
+                droppedInLoop(proxy.partner(), topic); // it went round a loop not refused yet: not twice
+            } else if (firstToForward(proxy, topic)) {
                 ByteBuf bytes = ByteBufAllocator.DEFAULT.buffer(d.message().readableBytes() + 128);
                 HierarchyMessages.forwarded(publication, queueManager, proxy.partner()).encode(bytes);
                 int producer = producer(proxy.partner());
@@ -315,6 +327,17 @@ final class ProxySubscriptions implements Runnable, AutoCloseable {
         }
     }
 
+    /** A publication that {@code partner} forwarded already came back for it: dropped, logged once per partner. */
+    private void droppedInLoop(String partner, String topic) {
+        if (loopsLogged.add(partner)) {
+            LOG.log(System.Logger.Level.WARNING, "Publish/subscribe hierarchy of queue manager " + queueManager
+                    + ": a publication on topic '" + topic + "' that queue manager " + partner + " forwarded already"
+                    + " came back for it, round a loop of the hierarchy; it was not sent to " + partner + " again."
+                    + " A loop is refused once its members have told each other their ancestors ('wharf admin"
+                    + " display pubsub' names it; docs/distributed.md). Logged once per partner.");
+        }
+    }
+
     /** Whether no older proxy subscription of the partner matches {@code topic} (that one forwards it instead). */
     private boolean firstToForward(Proxy proxy, String topic) {
         for (Proxy older : byPartner.getOrDefault(proxy.partner(), List.of())) {
@@ -347,8 +370,15 @@ final class ProxySubscriptions implements Runnable, AutoCloseable {
             return;
         }
         setsReceived.merge(partner, 1L, Long::sum);
+        if (ancestry.isParent(partner)) {
+            List<String> told = HierarchyMessages.ancestors(properties);
+            if (ancestry.learn(told == null ? List.of() : told)) {
+                ancestryChanged.run();
+            }
+        }
+        boolean refusedParent = ancestry.refuses(partner); // its proxy subscriptions go: no publication goes round
         Set<String> wanted = new LinkedHashSet<>();
-        for (String filter : HierarchyMessages.filters(properties)) {
+        for (String filter : refusedParent ? List.<String>of() : HierarchyMessages.filters(properties)) {
             if (filter.startsWith(TemporaryNames.PREFIX) || TopicNames.isSystemTopic(filter)) {
                 continue; // a partner's temporary topics and this queue manager's events stay where they are
             }

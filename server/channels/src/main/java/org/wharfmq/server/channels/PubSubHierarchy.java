@@ -25,6 +25,7 @@ public final class PubSubHierarchy implements ServerPlugin {
     private volatile Host host;
     private volatile ProxyAdvertiser advertiser;
     private volatile ProxySubscriptions proxies;
+    private volatile HierarchyAncestry ancestry;
     private volatile String queueManager;
 
     /** {@code channels}: the queue manager's channels, which the status shows the senders to each partner of. */
@@ -47,10 +48,12 @@ public final class PubSubHierarchy implements ServerPlugin {
         }
         server.management().systemQueue(HierarchyMessages.CONTROL_QUEUE);
         server.management().systemQueue(SystemQueues.DEAD_LETTER_QUEUE); // where a poison forward goes
-        advertiser = new ProxyAdvertiser(server, settings.partners());
+        ancestry = new HierarchyAncestry(queueManager, settings.parent());
+        advertiser = new ProxyAdvertiser(server, settings.partners(), ancestry);
         advertiser.start(); // first: it refuses a partner that nothing leads to
-        proxies = new ProxySubscriptions(server, settings.partners(), settings.maxProxySubscriptions(),
-                ChannelConfiguration.RETRY_MILLIS.defaultValue());
+        ProxyAdvertiser told = advertiser;
+        proxies = new ProxySubscriptions(server, settings.partners(), ancestry, told::changed,
+                settings.maxProxySubscriptions(), ChannelConfiguration.RETRY_MILLIS.defaultValue());
         proxies.start();
     }
 
@@ -68,8 +71,10 @@ public final class PubSubHierarchy implements ServerPlugin {
         List<ChannelStatus> all = h == null || settings.partners().isEmpty() ? List.of() : channels.status();
         for (String partner : settings.partners()) {
             Integer sent = a == null ? null : a.advertisedTo(partner);
-            String failure = a == null ? null : a.failure(partner);
-            String state = failure != null ? "ERROR" : sent == null ? "STARTING" : "ACTIVE";
+            HierarchyAncestry known = ancestry;
+            String loop = known != null && known.refuses(partner) ? known.refusal() : null;
+            String failure = loop != null ? loop : a == null ? null : a.failure(partner);
+            String state = loop != null ? "REFUSED" : failure != null ? "ERROR" : sent == null ? "STARTING" : "ACTIVE";
             String transmissionQueue = h == null ? null : h.management().transmissionQueueTo(partner);
             List<HierarchyStatus.Channel> senders = new ArrayList<>();
             for (ChannelStatus c : all) {

@@ -265,6 +265,10 @@ final class ReceiverPuts {
         // made anew, so that nothing else the partner wrote in it (a refusal of its own making, say) is taken
         WireDestination to = WireDestination.queue(queue);
         WireMessage taken = HierarchyMessages.subscriptionSet(partnerQueueManager, to, allowed);
+        List<String> ancestors = HierarchyMessages.ancestors(set.properties); // a parent's, read when it is the parent
+        if (ancestors != null) {
+            HierarchyMessages.withAncestors(taken, ancestors);
+        }
         String why = null;
         if (!refused.isEmpty()) {
             why = "the channel's user, " + partner.describe() + ", may not subscribe to " + some(refused) + " (no"
