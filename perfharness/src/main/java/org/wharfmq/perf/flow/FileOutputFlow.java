@@ -113,10 +113,13 @@ public final class FileOutputFlow implements FlowFactory {
 
     /**
      * The loop's file work: the body and a line end appended to a file, the file finished at the same size as the
-     * node's (forced to disk and renamed from its {@code .part} name), in a temporary folder; a finished file is
-     * deleted, so that the loop's disk use stays within one file. Then an empty message goes on, as the flow's second
-     * compute node sends it. The body is read into one buffer kept for the loop. Persistent, each append is forced to
-     * disk.
+     * node's (forced to disk and renamed from its {@code .part} name), in a temporary folder. A finished file stays
+     * until the loop closes, as the flow's stay in the server's data directory until its run ends: deleting it would
+     * hand its page cache back for the next file's writes, which then skip the kernel's work of taking new pages into
+     * the cache (on this project's virtual machines 10-25 ms of CPU per 4 MB against 1-3 ms reusing freed pages:
+     * docs/performance-log.md, session 36), work the node pays for every record. Then an empty message goes on, as the
+     * flow's second compute node sends it. The body is read into one buffer kept for the loop. Persistent, each append
+     * is forced to disk.
      */
     static final class Appender implements JmsLoop.FlowWork {
         private final Path directory;
@@ -175,9 +178,8 @@ public final class FileOutputFlow implements FlowFactory {
             channel.close();
             channel = null;
             String name = part.getFileName().toString();
-            Path done = Files.move(part, part.resolveSibling(name.substring(0, name.length() - ".part".length())),
+            Files.move(part, part.resolveSibling(name.substring(0, name.length() - ".part".length())),
                     StandardCopyOption.ATOMIC_MOVE);
-            Files.delete(done);
         }
 
         @Override
