@@ -324,6 +324,14 @@ public final class Configuration {
     public static final int PAGE_READ_AHEAD_BYTES = 4 * 1024 * 1024;
 
     /**
+     * The most a paging queue's messages handed to the paging thread and not yet written may hold before its
+     * producers are held back, until the writes bring it under half of that: {@value} bytes (8 MiB), at most an
+     * eighth of the server's memory budget. Senders to a paging queue are not held back by the server's spent budget
+     * (the queue pages what they send), so this is what keeps a producer faster than the disk from filling memory.
+     */
+    public static final int PAGE_WRITE_BEHIND_BYTES = 8 * 1024 * 1024;
+
+    /**
      * After a page file could not be written or read (a full disk, an I/O error), the paging thread tries that queue's
      * disk work again this long after: {@value} ms. Meanwhile the queue pages nothing more: its producers are held
      * back or refused as its pageFullPolicy says.

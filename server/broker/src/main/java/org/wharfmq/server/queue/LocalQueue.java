@@ -294,7 +294,8 @@ public final class LocalQueue {
         try {
             if (!life.deleted()) {
                 QueuePager.PageFull pageFull = paging.pageFull();
-                if (accounting.blocksOverBudget() || pageFull == QueuePager.PageFull.OWN_BUDGET) {
+                if (accounting.blocksOverBudget() || pageFull == QueuePager.PageFull.OWN_BUDGET
+                        || pageFull == QueuePager.PageFull.WRITE_BEHIND) {
                     accounting.holdBack(task);
                     return;
                 }

@@ -20,14 +20,22 @@ import java.util.function.IntConsumer;
  */
 interface QueuePager {
 
-    /** What holds a paging queue's producers back when its page-full policy is block ({@link #pageFull}). */
+    /**
+     * What holds a paging queue's producers back ({@link #pageFull}): a disk budget when its page-full policy is block,
+     * or its write-behind.
+     */
     enum PageFull {
         /** No disk budget holds them back. */
         NONE,
         /** The queue's own disk budget (its maxPageBytes) is spent: the queue wakes them as its messages are read back. */
         OWN_BUDGET,
         /** The server's disk budget is spent (or the page files fail): other queues' reads free it. */
-        SERVER_BUDGET
+        SERVER_BUDGET,
+        /**
+         * The messages waiting to be written hold {@link org.wharfmq.server.Configuration#PAGE_WRITE_BEHIND_BYTES} or
+         * more: the queue wakes them as the paging thread writes.
+         */
+        WRITE_BEHIND
     }
 
     // ---- a message's way, under the lock ----
@@ -50,7 +58,10 @@ interface QueuePager {
     /** The queue let memory go: under its low watermark now, the paging thread reads back. Under the lock. */
     void readBackIfDue();
 
-    /** Whether a disk budget is spent and the page-full policy is block (a volatile read, any thread). */
+    /**
+     * Whether a disk budget is spent and the page-full policy is block, or the write-behind is past its bound (a
+     * volatile read, any thread).
+     */
     boolean blocksProducers();
 
     // ---- producers held back ----

@@ -88,6 +88,13 @@ final class QueuePaging implements QueuePager {
     private int readBackRequested;
     /** A disk budget is spent and the page-full policy is block: producers are held back. */
     private volatile boolean pageFullBlocks;
+    /** The record bytes of the messages in {@link #toPage} and being written: the paging thread's write-behind. */
+    private long unwrittenBytes;
+    /**
+     * The write-behind passed {@link #maxWriteBehindBytes} and has not come back under half of it: producers are held
+     * back, since the server's spent budget does not hold back senders to a paging queue.
+     */
+    private volatile boolean writeBehindBlocks;
     /** The consumers' lookups among the paged messages (selectors, correlation ids). */
     private final PagedLookups lookups;
     /** What paging does while the page files cannot be written or read. */
@@ -175,8 +182,32 @@ final class QueuePaging implements QueuePager {
         long bytes = PageStore.recordBytes(m);
         pagedBytes += bytes;
         pager.diskBudget().add(bytes);
+        unwrittenBytes += bytes;
+        if (unwrittenBytes > maxWriteBehindBytes()) {
+            writeBehindBlocks = true;
+        }
         notePageFull();
         schedulePaging();
+    }
+
+    /** {@link Configuration#PAGE_WRITE_BEHIND_BYTES}, at most an eighth of the server's memory budget. */
+    private long maxWriteBehindBytes() {
+        return Math.max(1, Math.min(Configuration.PAGE_WRITE_BEHIND_BYTES, budget.maxBytes() / 8));
+    }
+
+    /**
+     * {@code bytes} of the write-behind are written or taken back: under half its bound, the producers it held back
+     * are woken (unless a disk budget holds them too). Under the lock.
+     */
+    private void unwritten(long bytes) {
+        assert lock.isHeldByCurrentThread();
+        unwrittenBytes -= bytes;
+        if (writeBehindBlocks && unwrittenBytes <= maxWriteBehindBytes() / 2) {
+            writeBehindBlocks = false;
+            if (!pageFullBlocks) {
+                queue.pageFullEnded();
+            }
+        }
     }
 
     @Override
@@ -192,7 +223,12 @@ final class QueuePaging implements QueuePager {
         assert lock.isHeldByCurrentThread();
         out.addAll(toPage);
         long onDisk = paged - toPage.size();
+        long dropped = 0;
+        for (QueuedMessage m : toPage) {
+            dropped += PageStore.recordBytes(m);
+        }
         toPage.clear();
+        unwritten(dropped);
         pager.diskBudget().release(pagedBytes);
         paged = 0;
         pagedPersistent = 0;
@@ -242,7 +278,9 @@ final class QueuePaging implements QueuePager {
         boolean blocks = paged > 0 && (ownDiskBudgetSpent() || pager.diskBudget().spent() || disk.failed());
         if (pageFullBlocks && !blocks) {
             pageFullBlocks = false;
-            queue.pageFullEnded();
+            if (!writeBehindBlocks) {
+                queue.pageFullEnded();
+            }
         } else if (blocks && !pageFullBlocks) {
             pageFullBlocks = true;
         }
@@ -282,7 +320,7 @@ final class QueuePaging implements QueuePager {
 
     @Override
     public boolean blocksProducers() {
-        return pageFullBlocks;
+        return pageFullBlocks || writeBehindBlocks;
     }
 
     @Override
@@ -290,7 +328,7 @@ final class QueuePaging implements QueuePager {
         assert lock.isHeldByCurrentThread();
         notePageFull();
         if (!pageFullBlocks) {
-            return PageFull.NONE;
+            return writeBehindBlocks ? PageFull.WRITE_BEHIND : PageFull.NONE;
         }
         return ownDiskBudgetSpent() ? PageFull.OWN_BUDGET : PageFull.SERVER_BUDGET;
     }
@@ -508,9 +546,12 @@ final class QueuePaging implements QueuePager {
     private void written(List<QueuedMessage> writing) {
         queue.lock();
         try {
+            long bytes = 0;
             for (int i = 0; i < writing.size(); i++) {
                 queue.letGo(writing.get(i).memoryBytes());
+                bytes += PageStore.recordBytes(writing.get(i));
             }
+            unwritten(bytes);
             lookups.movePastWritten(pageStore);
         } finally {
             queue.unlock();
@@ -582,7 +623,9 @@ final class QueuePaging implements QueuePager {
     /** A message not written yet, taken off {@link #toPage} by the caller, offered again; under the lock. */
     List<QueueConsumer> offerUnwritten(QueuedMessage m, List<QueueConsumer> receivers) {
         assert lock.isHeldByCurrentThread();
-        unpage(m, PageStore.recordBytes(m));
+        long bytes = PageStore.recordBytes(m);
+        unpage(m, bytes);
+        unwritten(bytes);
         return queue.offerReadBack(m, receivers);
     }
 

@@ -481,22 +481,22 @@ public final class BrokerSession {
             }
             message = accept(content, headers);
             if (message == null) { // handed to its transmission queue's channel as it was put: on its way already
-                producers.handled(length, null);
+                producers.handled(length, null, false);
                 replies.ok(requestId);
                 return;
             }
         } catch (WharfException e) {
             content.release();
             sendFailed(requestId, producerId, e);
-            producers.handled(length, null);
+            producers.handled(length, null, false);
             return;
         } catch (RuntimeException e) {
             content.release();
-            producers.handled(length, null);
+            producers.handled(length, null, false);
             throw e;
         }
         LocalQueue queue = message.queue();
-        producers.handled(length, queue.blocksProducers() ? queue : null);
+        producers.handled(length, queue.blocksProducers() ? queue : null, queue.memoryLimit().pages());
         if (transaction != null) {
             transaction.send(message);
             replies.ok(requestId);

@@ -16,8 +16,9 @@ import java.util.function.Consumer;
  * One session's producer flow control, the server's side (docs/protocol.md, "Producer flow control"): the bytes its
  * producers may send. The session's first window goes out as it opens; then every SEND it handles is due back, and
  * goes back in batches of half the window ({@code PRODUCER_CREDIT}), unless what the SEND went to is over its memory
- * budget with the policy block: then its bytes are held back until that destination is under its budget again, and
- * while the server's budget is spent every batch is held back until it is not. A producer is so slowed, never
+ * budget with the policy block (or is a paging queue whose write-behind is past its bound): then its bytes are held
+ * back until that destination is under its budget again, and while the server's budget is spent every batch is held
+ * back until it is not, but for the bytes sent to paging queues, which page what they are sent. A producer is so slowed, never
  * refused, and a destination over budget receives at most one window more from each session.
  *
  * <p>A publication is work in proportion to the subscriptions it reaches, and a publisher faster than the server's
@@ -47,6 +48,12 @@ final class ProducerWindow {
     private final long fanOutWindowBytes;
     /** Bytes of handled SENDs not yet returned. */
     private long due;
+    /**
+     * Of {@link #due}, the bytes of SENDs to queues whose policy is page: while the server's budget is spent those
+     * queues page what they are sent, so the spent budget does not hold these back (a paging queue's own write-behind
+     * does: {@link LocalQueue#blocksProducers}).
+     */
+    private long duePaging;
     /** Bytes of handled SENDs kept back to narrow the window of a session that publishes to many subscriptions. */
     private long narrowedBy;
     /** What the window is narrowed to: {@link #windowBytes} unless the last publication reached several subscriptions. */
@@ -86,10 +93,15 @@ final class ProducerWindow {
      *
      * @param overBudget the queue it went to when that is over its budget with the policy block (its bytes wait until
      *                   it is under it again); null when it is not
+     * @param pages      whether that queue's policy is page: then the server's spent budget does not hold its bytes
+     *                   back, since the queue pages what it is sent while the budget is spent
      */
-    void handled(int bytes, LocalQueue overBudget) {
+    void handled(int bytes, LocalQueue overBudget, boolean pages) {
         if (narrowedBy == 0 && overBudget == null) {
             due += bytes;
+            if (pages) {
+                duePaging += bytes;
+            }
             if (due >= batchBytes) {
                 returnDue();
             }
@@ -156,11 +168,25 @@ final class ProducerWindow {
         blocking.clear();
     }
 
+    /**
+     * Returns what is due, but while the server's budget is spent only the bytes sent to paging queues: the rest waits
+     * for the budget. A consumer that forwards what it takes to a paging queue, settling in batches larger than its
+     * window, so settles while a queue that keeps its messages in memory and the paging queues' messages in memory
+     * spend the budget between them; held back, it could not settle, and the queue it takes from could not drain
+     * (BlockQueueForwardingTest).
+     */
     private void returnDue() {
         long bytes = due;
+        long paging = Math.min(duePaging, bytes);
         due = 0;
+        duePaging = 0;
         if (budget.spent()) {
-            holdBack(budget, bytes, budget::whenAvailable);
+            if (bytes > paging) {
+                holdBack(budget, bytes - paging, budget::whenAvailable);
+            }
+            if (paging > 0) {
+                grant(paging);
+            }
         } else {
             grant(bytes);
         }
@@ -208,6 +234,7 @@ final class ProducerWindow {
         if (holder == budget) {
             grant(due); // its turn, not a race with the windows woken with it for the room
             due = 0;
+            duePaging = 0;
         } else {
             returnDue();
         }

@@ -15,6 +15,8 @@ import java.nio.file.Path;
 import java.time.InstantSource;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.stream.Stream;
 
@@ -142,17 +144,7 @@ class QueuePagingTest {
         Path inTheWay = Files.writeString(pagingDirectory.resolve("disk"), "not a directory");
         pagingQueue(inTheWay.resolve("paging"), new MemoryLimit.PageLimit(0, MemoryPolicy.FAIL, "none of its own"));
         // the paging thread held until the five are put: a write that failed before the fifth put would refuse it
-        java.util.concurrent.CountDownLatch holding = new java.util.concurrent.CountDownLatch(1);
-        java.util.concurrent.CountDownLatch release = new java.util.concurrent.CountDownLatch(1);
-        pager.execute(() -> {
-            holding.countDown();
-            try {
-                release.await();
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-            }
-        });
-        holding.await();
+        CountDownLatch release = holdPagingThread();
         List<String> sent = put(5); // three in memory, two to be paged: their write fails
         release.countDown();
         settle();
@@ -182,7 +174,55 @@ class QueuePagingTest {
         assertNull(queue.pagingFailure());
     }
 
+    /**
+     * The paging thread's write-behind is bounded: a queue whose messages waiting to be written pass an eighth of the
+     * server's memory budget holds its producers back until they are written. Senders to a paging queue are not held
+     * back by the server's spent budget (ProducerWindow), so without this a producer faster than the disk filled memory.
+     */
+    @Test
+    void producersAreHeldBackWhileTheWriteBehindIsPastItsBoundAndWokenOnceItIsWritten() throws Exception {
+        pager = new Pager(pagingDirectory, MemoryBudget.unlimited());
+        long budgetBytes = 800_000;
+        queue = LocalQueue.defined("PAGED", 1_000_000, false, queues.persistence(), queues.deadLetters(),
+                InstantSource.system(), new MemoryLimit(1, MemoryPolicy.PAGE, "queue 'PAGED'", "test",
+                        MemoryLimit.PageLimit.NONE), new MemoryBudget(budgetBytes, "test"), pager);
+        CountDownLatch release = holdPagingThread(); // the disk is slower than the producer: nothing written meanwhile
+        int sent = 0;
+        while (!queue.blocksProducers()) {
+            put(String.format("m%05d", sent++));
+            assertTrue(sent < 100_000, "the producers are never held back");
+        }
+        long bound = budgetBytes / 8;
+        assertTrue(queue.pagedBytes() > bound && queue.pagedBytes() < bound + 1024, "held back once the write-behind"
+                + " passes " + bound + " bytes, not before: " + queue.pagedBytes());
+        AtomicBoolean woken = new AtomicBoolean();
+        queue.whenUnderBudget(() -> woken.set(true));
+        assertFalse(woken.get(), "a producer waits while the write-behind is past its bound");
+
+        release.countDown();
+        settle();
+        assertTrue(woken.get(), "woken once the paging thread has written it");
+        assertFalse(queue.blocksProducers());
+        assertEquals(sent, queue.depth(), "nothing refused or lost");
+    }
+
     // ---- helpers ----
+
+    /** Holds the paging thread (it does nothing else) until the latch returned is counted down. */
+    private CountDownLatch holdPagingThread() throws InterruptedException {
+        CountDownLatch holding = new CountDownLatch(1);
+        CountDownLatch release = new CountDownLatch(1);
+        pager.execute(() -> {
+            holding.countDown();
+            try {
+                release.await();
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        });
+        holding.await();
+        return release;
+    }
 
     /** A paging queue with room for three messages in memory: everything put after them is paged. */
     private void pagingQueue(MemoryLimit.PageLimit disk) {

@@ -48,8 +48,8 @@ class BudgetWakeOrderTest {
         ProducerWindow one = window(first, budget);
         ProducerWindow two = window(second, budget);
         BudgetUse.add(budget, 1_000); // spent
-        one.handled(SENT, null); // held back first
-        two.handled(SENT, null);
+        one.handled(SENT, null, false); // held back first
+        two.handled(SENT, null, false);
         assertNull(first.readOutbound(), "held back while the budget is spent");
         assertNull(second.readOutbound(), "held back while the budget is spent");
 
@@ -58,13 +58,13 @@ class BudgetWakeOrderTest {
             second.runPendingTasks(); // session 2's loop first
             assertEquals(SENT, ((Frame.ProducerCredit) second.readOutbound()).bytes(), "round " + round);
             BudgetUse.add(budget, 1); // its producer's next message fills the budget again
-            two.handled(SENT, null); // held back again
+            two.handled(SENT, null, false); // held back again
 
             first.runPendingTasks(); // then session 1's
             Frame.ProducerCredit credit = first.readOutbound();
             assertEquals(SENT, credit == null ? 0 : credit.bytes(), "round " + round + ": session 1, woken first,"
                     + " got none of its credit back: the session woken with it took the room first");
-            one.handled(SENT, null); // its producer sends again, and waits again
+            one.handled(SENT, null, false); // its producer sends again, and waits again
         }
     }
 }

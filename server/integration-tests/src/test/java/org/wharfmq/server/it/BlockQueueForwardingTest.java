@@ -64,27 +64,52 @@ class BlockQueueForwardingTest {
             .producerWindowBytes(WINDOW).maxMemoryBytes(BUDGET)
             .queue(LARGE_BUDGET, 8 * BUDGET, MemoryPolicy.BLOCK));
 
+    @RegisterExtension
+    static final WharfServerExtension PRELOADED = WharfServerExtension.configured(c -> c
+            .producerWindowBytes(WINDOW).maxMemoryBytes(BUDGET)
+            .queue(QueueDefinition.named(NO_BUDGET).with(QueueConfiguration.POLICY, MemoryPolicy.BLOCK.toString())));
+
+    /** Messages sent to the paging output queue before anything else: kept in memory, paging not being due yet. */
+    private static final int PRELOAD = 4 * BATCH;
+
     @Test
     void aTransactedConsumerDrainsABlockQueueThatFilledWhatItMayOfTheServersBudget() throws Exception {
-        forwardEverything(WHARF, NO_BUDGET, true);
+        forwardEverything(WHARF, NO_BUDGET, true, 0);
     }
 
     @Test
     void aConsumerAcknowledgingInBatchesDrainsABlockQueueWhoseOwnBudgetIsLargerThanTheServers() throws Exception {
-        forwardEverything(LARGE, LARGE_BUDGET, false);
+        forwardEverything(LARGE, LARGE_BUDGET, false, 0);
+    }
+
+    /**
+     * The paging output queue holds a quarter of the budget in memory (sent before paging was due), so the block queue
+     * and it spend the server's budget between them: the forwarder's sends to the paging queue still get their credit
+     * (they page), so it settles and the block queue drains. When the spent budget held back every session's credit,
+     * this stopped for good at the forwarder's first batch (CI, session 36: the output queue had taken messages in
+     * memory while the input queue's commits dipped the budget under the paging threshold).
+     */
+    @Test
+    void aTransactedConsumerDrainsABlockQueueWhileItAndAPagingQueueSpendTheBudgetBetweenThem() throws Exception {
+        forwardEverything(PRELOADED, NO_BUDGET, true, PRELOAD);
     }
 
     /**
      * Fills {@code in} until its producer is held back, then forwards every message to a paging queue in batches of
      * {@value #BATCH} (committed, or acknowledged), and receives them all from there in order.
      */
-    private static void forwardEverything(WharfServerExtension server, String in, boolean transacted)
+    private static void forwardEverything(WharfServerExtension server, String in, boolean transacted, int preload)
             throws Exception {
         QueueManager queues = server.server().queueManager();
         MemoryBudget budget = queues.memoryBudget();
         LocalQueue source = queues.queue(in);
         String out = server.queueName("out");
-        CompletableFuture<Void> producing = produce(server.connect(Transport.TCP), in);
+        if (preload > 0) {
+            produce(server.connect(Transport.TCP), out, PRELOAD_FIRST, preload).get(Receive.EXPECTED_MS,
+                    TimeUnit.MILLISECONDS);
+            assertEquals(0, queues.queue(out).paged(), "the preload is in memory");
+        }
+        CompletableFuture<Void> producing = produce(server.connect(Transport.TCP), in, 0, MESSAGES);
         ProducerFlowControlTest.awaitTrue(() -> source.producersHeldBack() > 0 || budget.spent(),
                 "the producer to " + in + " is held back");
         long filled = source.heldBytes();
@@ -101,23 +126,29 @@ class BlockQueueForwardingTest {
         Session receiving = server.connect(Transport.TCP).createSession(false, Session.AUTO_ACKNOWLEDGE);
         MessageConsumer consumer = receiving.createConsumer(receiving.createQueue(out));
         List<Integer> got = new ArrayList<>();
-        for (int i = 0; i < MESSAGES; i++) {
+        for (int i = 0; i < preload + MESSAGES; i++) {
             got.add(number(Receive.next(consumer)));
         }
         List<Integer> all = new ArrayList<>();
+        for (int i = 0; i < preload; i++) {
+            all.add(PRELOAD_FIRST + i);
+        }
         for (int i = 0; i < MESSAGES; i++) {
             all.add(i);
         }
         assertEquals(all, got, "every message forwarded, in order");
     }
 
-    /** Sends {@link #MESSAGES} numbered non-persistent messages to {@code queue} from a thread of their own. */
-    private static CompletableFuture<Void> produce(Connection connection, String queue) {
+    /** The number of the first preloaded message. */
+    private static final int PRELOAD_FIRST = 100_000;
+
+    /** Sends {@code count} non-persistent messages numbered from {@code first} to {@code queue} from a thread of their own. */
+    private static CompletableFuture<Void> produce(Connection connection, String queue, int first, int count) {
         return onThread("fast-producer", () -> {
             Session session = connection.createSession(false, Session.AUTO_ACKNOWLEDGE);
             MessageProducer producer = session.createProducer(session.createQueue(queue));
             producer.setDeliveryMode(DeliveryMode.NON_PERSISTENT);
-            for (int i = 0; i < MESSAGES; i++) {
+            for (int i = first; i < first + count; i++) {
                 producer.send(session.createTextMessage(i + ":" + BODY));
             }
             Send.barrier(session);
