@@ -57,7 +57,8 @@ class ChannelStopInDoubtTest {
                 .queue(QueueDefinition.transmissionQueue("QM2"))
                 .reference(QueueReference.remote("ORDERS", "ORDERS", "QM2", null)), config -> {
             qm1Channels[0] = new ChannelsPlugin(new ChannelSettings(List.of(ChannelDefinition.sender("TO.QM2",
-                    proxy.url(), "QM2", null, null).withBatchSize(5).withTimes(50, 60_000).withHeartbeat(0))));
+                    proxy.url(), "QM2", null, null).withBatchSize(5).withTimes(50, 60_000).withMaxRetry(500)
+                    .withHeartbeat(0))));
             return WharfServer.builder(config).plugins(qm1Channels[0], new AdminPlugin(qm1Channels[0].adminCommands()),
                     new MetricsPlugin(http.routes(), null, qm1Channels[0], null), http).start();
         }));
