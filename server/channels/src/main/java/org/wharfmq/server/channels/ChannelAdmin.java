@@ -54,9 +54,10 @@ final class ChannelAdmin {
 
     /**
      * Stops channel {@code name} until {@link #startChannel}, across restarts too. A sender: a batch under way is left
-     * in doubt (resolved when it starts again); its transmission queue keeps what it has not sent, and it does not
-     * start again on a new message. A receiver: its partner's session ends once the batches it has ended are
-     * committed, and the partner is refused until then, retrying as its retry settings say.
+     * in doubt (resolved when it starts again), and the answer says so, naming each batch in doubt and how to resolve
+     * it by hand (IBM MQ's STOP CHANNEL leaves such a channel INDOUBT); its transmission queue keeps what it has not
+     * sent, and it does not start again on a new message. A receiver: its partner's session ends once the batches it
+     * has ended are committed, and the partner is refused until then, retrying as its retry settings say.
      *
      * @return what the operator is told
      */
@@ -68,12 +69,42 @@ final class ChannelAdmin {
         }
         SenderChannel sender = running.sender(name);
         definitions.stop(name);
-        sender.stop();
+        sender.stop(); // waits for its thread to end: what it prepared and did not complete stays in doubt
         ChannelDefinition d = definitions.definition(name);
         String queue = d.transmissionQueue();
+        List<ChannelStatus.BatchInDoubt> doubt = ChannelResolution.shown(
+                running.host().management().preparedBranches(), name);
+        if (!doubt.isEmpty()) {
+            String answer = stoppedInDoubt(name, queue, doubt);
+            LOG.log(System.Logger.Level.WARNING, answer + " (stopped by an operator)");
+            return answer;
+        }
         return "Channel " + name + " stopped (" + (transmissionQueueExists(d) ? "its transmission queue keeps what it"
                 + " has not sent" : "its transmission queue " + queue + " does not exist: define it ('"
                 + SenderChannel.defineQueueCommand(queue) + "') before you start the channel again") + ")";
+    }
+
+    /**
+     * What an operator who stopped sender {@code name} with {@code doubt} (oldest first) in doubt is told: each batch,
+     * where its messages are, and how it is settled, by the channel or by hand.
+     */
+    private static String stoppedInDoubt(String name, String queue, List<ChannelStatus.BatchInDoubt> doubt) {
+        String docs = " (docs/distributed.md, \"Resolving by hand\")";
+        if (doubt.size() == 1) {
+            ChannelStatus.BatchInDoubt b = doubt.get(0);
+            return "Channel " + name + " stopped with " + b.describe() + " in doubt: its messages stay held on"
+                    + " transmission queue " + queue + " until the channel starts again and settles the batch with its"
+                    + " receiver; when the receiver cannot be asked, " + b.byHand(name, false) + docs;
+        }
+        List<String> each = new ArrayList<>();
+        for (ChannelStatus.BatchInDoubt b : doubt) {
+            each.add(b.byHand(name, true));
+        }
+        return "Channel " + name + " stopped with " + doubt.size() + " batches in doubt, "
+                + ChannelStatus.BatchInDoubt.listed(doubt) + ": their messages stay held on transmission queue "
+                + queue + " until the channel starts again and settles them with its receiver; when the receiver"
+                + " cannot be asked, resolve each by the receiver's LAST BATCH, the oldest committed first, the"
+                + " newest backed out first: " + String.join("; ", each) + docs;
     }
 
     /** Whether sender {@code d}'s transmission queue exists: a channel defined before its queue runs without one. */
@@ -365,14 +396,9 @@ final class ChannelAdmin {
         return named;
     }
 
-    /** "batch 2 (sequence numbers 2 to 11) and batch 3 (sequence numbers 12 to 21)". */
+    /** "batch 2 (10 messages, sequence numbers 2 to 11) and batch 3 (10 messages, sequence numbers 12 to 21)". */
     private static String described(List<PreparedBranch> batches) {
-        List<String> each = new ArrayList<>();
-        for (PreparedBranch b : batches) {
-            each.add(ChannelResolution.shown(b).describe());
-        }
-        return each.size() == 1 ? each.get(0)
-                : String.join(", ", each.subList(0, each.size() - 1)) + " and " + each.get(each.size() - 1);
+        return ChannelStatus.BatchInDoubt.listed(batches.stream().map(ChannelResolution::shown).toList());
     }
 
     /**

@@ -51,11 +51,32 @@ public record ChannelStatus(String name, String type, String state, String partn
      */
     public record BatchInDoubt(long batch, Long firstSequence, Long lastSequence, int messages) {
 
-        /** "batch 2 (sequence numbers 2 to 11)", or "batch 2" when its sequence numbers are not known. */
+        /**
+         * "batch 2 (10 messages, sequence numbers 2 to 11)", or "batch 2 (10 messages)" when its sequence numbers are
+         * not known.
+         */
         public String describe() {
-            return "batch " + batch + (lastSequence == null ? ""
-                    : firstSequence.equals(lastSequence) ? " (sequence number " + lastSequence
-                    + ")" : " (sequence numbers " + firstSequence + " to " + lastSequence + ")");
+            return "batch " + batch + " (" + messages + (messages == 1 ? " message" : " messages")
+                    + (lastSequence == null ? ")" : firstSequence.equals(lastSequence) ? ", sequence number "
+                    + lastSequence + ")" : ", sequence numbers " + firstSequence + " to " + lastSequence + ")");
+        }
+
+        /**
+         * How an operator completes this batch of channel {@code channel} by hand when its receiver cannot be asked:
+         * "'wharf admin resolve channel TO.QM2 --action commit' if the receiver's LAST BATCH is at least 2, --action
+         * backout if it is less than 2", with {@code --batch 2} when {@code named} (one of several in doubt).
+         */
+        public String byHand(String channel, boolean named) {
+            return "'wharf admin resolve channel " + channel + (named ? " --batch " + batch : "") + " --action commit'"
+                    + " if the receiver's LAST BATCH is at least " + batch + ", --action backout if it is less than "
+                    + batch;
+        }
+
+        /** "batch 2 (...)", or "batch 2 (...) and batch 3 (...)": {@code batches}, each as {@link #describe()} names it. */
+        public static String listed(List<BatchInDoubt> batches) {
+            List<String> each = batches.stream().map(b -> b.describe()).toList();
+            return each.size() == 1 ? each.get(0)
+                    : String.join(", ", each.subList(0, each.size() - 1)) + " and " + each.get(each.size() - 1);
         }
     }
 

@@ -267,29 +267,26 @@ final class AdminOutput {
     }
 
     /**
-     * A sender's batches in doubt ({@code display chstatus}): each with its sequence numbers and the command that
-     * resolves it by the receiver's LAST BATCH; the oldest is committed first, the newest backed out first.
+     * A sender's batches in doubt ({@code display chstatus}): each with its messages, its sequence numbers and the
+     * command that resolves it by the receiver's LAST BATCH; the oldest is committed first, the newest backed out
+     * first.
      */
     private static void inDoubt(String name, JsonNode batches, PrintWriter out) {
         List<ChannelStatus.BatchInDoubt> each = new ArrayList<>();
         batches.forEach(b -> each.add(new ChannelStatus.BatchInDoubt(b.get("batch").asLong(),
                 b.hasNonNull("firstSequence") ? b.get("firstSequence").asLong() : null,
                 b.hasNonNull("lastSequence") ? b.get("lastSequence").asLong() : null, b.path("messages").asInt())));
-        String resolve = "'wharf admin resolve channel " + name;
         if (each.size() == 1) {
-            long id = each.get(0).batch();
             out.println("Channel " + name + " has " + each.get(0).describe() + " in doubt: it settles it with its"
-                    + " receiver when it runs again; when the receiver cannot be asked, " + resolve + " --action"
-                    + " commit' if the receiver's LAST BATCH is at least " + id + ", --action backout if it is less"
-                    + " than " + id + ".");
+                    + " receiver when it runs again; when the receiver cannot be asked, " + each.get(0).byHand(name,
+                    false) + ".");
             return;
         }
         out.println("Channel " + name + " has " + each.size() + " batches in doubt: it settles them with its receiver"
                 + " when it runs again. When the receiver cannot be asked, resolve each by the receiver's LAST BATCH,"
                 + " the oldest committed first, the newest backed out first:");
         for (ChannelStatus.BatchInDoubt b : each) {
-            out.println("  " + b.describe() + ": " + resolve + " --batch " + b.batch() + " --action commit' if LAST"
-                    + " BATCH is at least " + b.batch() + ", --action backout if it is less");
+            out.println("  " + b.describe() + ": " + b.byHand(name, true));
         }
     }
 

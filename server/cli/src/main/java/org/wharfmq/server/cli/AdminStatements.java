@@ -644,7 +644,8 @@ final class AdminStatements implements Runnable, AutoCloseable {
     final class Stop extends Verb {
         @Command(name = "channel", mixinStandardHelpOptions = true, description = "Stops a channel until 'start"
                 + " channel', across restarts too. A sender sends nothing more, even when its transmission queue gets"
-                + " messages; a receiver ends its partner's session and refuses it (the sender retries).")
+                + " messages (the answer names a batch it leaves in doubt, and how it is settled); a receiver ends its"
+                + " partner's session and refuses it (the sender retries).")
         int channel(@Parameters(paramLabel = "NAME") String name) {
             return send("stop-channel", arguments(ChannelCommands.CHANNEL, name),
                     result -> done(() -> out.println(result.asText())));

@@ -89,14 +89,24 @@ class ChannelPipelineInDoubtTest {
         proxy.releaseReplies();
         qm1 = ServerProcess.start(qm1Data, qm1Port, "--config", qm1Config.toString());
         String url = qm1.url();
-        AdminCli.ok(url, "stop", "channel", "TO.QM2");
+        String batch2 = "batch 2 (10 messages, sequence numbers 2 to 11)";
+        String batch3 = "batch 3 (10 messages, sequence numbers 12 to 21)";
+        // stopped with both in doubt: the answer says so, each batch with its command
+        assertEquals("Channel TO.QM2 stopped with 2 batches in doubt, " + batch2 + " and " + batch3 + ": their"
+                + " messages stay held on transmission queue QM2 until the channel starts again and settles them with"
+                + " its receiver; when the receiver cannot be asked, resolve each by the receiver's LAST BATCH, the"
+                + " oldest committed first, the newest backed out first: 'wharf admin resolve channel TO.QM2 --batch 2"
+                + " --action commit' if the receiver's LAST BATCH is at least 2, --action backout if it is less than 2;"
+                + " 'wharf admin resolve channel TO.QM2 --batch 3 --action commit' if the receiver's LAST BATCH is at"
+                + " least 3, --action backout if it is less than 3 (docs/distributed.md, \"Resolving by hand\")\n",
+                AdminCli.ok(url, "stop", "channel", "TO.QM2"));
 
         String rule = " Its receiver commits batches in order: by its LAST BATCH (display chstatus on the receiving"
                 + " queue manager), commit every batch up to it, oldest first, and back out every later one, newest"
                 + " first ('wharf admin resolve channel TO.QM2 --batch ID --action commit|backout').";
         // one command for both would lose batch 3 (commit) or send batch 2 twice (backout)
-        assertEquals("Channel 'TO.QM2' has 2 batches in doubt, batch 2 (sequence numbers 2 to 11) and batch 3"
-                + " (sequence numbers 12 to 21), and each may need its own outcome: name one with --batch." + rule,
+        assertEquals("Channel 'TO.QM2' has 2 batches in doubt, " + batch2 + " and " + batch3 + ", and each may need its"
+                + " own outcome: name one with --batch." + rule,
                 AdminCli.refused(url, "resolve", "channel", "TO.QM2", "--action", "commit"));
         JsonNode status = chstatus(url);
         assertEquals("STOPPED", status.get("state").asText());
@@ -108,10 +118,10 @@ class ChannelPipelineInDoubtTest {
         assertTrue(shown.contains("\nChannel TO.QM2 has 2 batches in doubt: it settles them with its receiver when it"
                 + " runs again. When the receiver cannot be asked, resolve each by the receiver's LAST BATCH, the"
                 + " oldest committed first, the newest backed out first:\n"
-                + "  batch 2 (sequence numbers 2 to 11): 'wharf admin resolve channel TO.QM2 --batch 2 --action commit'"
-                + " if LAST BATCH is at least 2, --action backout if it is less\n"
-                + "  batch 3 (sequence numbers 12 to 21): 'wharf admin resolve channel TO.QM2 --batch 3 --action"
-                + " commit' if LAST BATCH is at least 3, --action backout if it is less\n"), shown);
+                + "  " + batch2 + ": 'wharf admin resolve channel TO.QM2 --batch 2 --action commit' if the receiver's"
+                + " LAST BATCH is at least 2, --action backout if it is less than 2\n"
+                + "  " + batch3 + ": 'wharf admin resolve channel TO.QM2 --batch 3 --action commit' if the receiver's"
+                + " LAST BATCH is at least 3, --action backout if it is less than 3\n"), shown);
 
         assertEquals("Channel 'TO.QM2': batch 3 is not committed while batch 2 is in doubt: a receiver that has batch 3"
                 + " has batch 2 too. Commit batch 2 first ('wharf admin resolve channel TO.QM2 --batch 2 --action"
@@ -121,18 +131,17 @@ class ChannelPipelineInDoubtTest {
                 + " have batch 2 does not have batch 3 either. Back out batch 3 first ('wharf admin resolve channel"
                 + " TO.QM2 --batch 3 --action backout')." + rule, AdminCli.refused(url, "resolve", "channel", "TO.QM2",
                 "--batch", "2", "--action", "backout"));
-        assertEquals("Channel 'TO.QM2' has no batch 4 in doubt; in doubt: batch 2 (sequence numbers 2 to 11) and batch"
-                + " 3 (sequence numbers 12 to 21).", AdminCli.refused(url, "resolve", "channel", "TO.QM2", "--batch",
-                "4", "--action", "commit"));
+        assertEquals("Channel 'TO.QM2' has no batch 4 in doubt; in doubt: " + batch2 + " and " + batch3 + ".",
+                AdminCli.refused(url, "resolve", "channel", "TO.QM2", "--batch", "4", "--action", "commit"));
         assertEquals(2, chstatus(url).get("batchesInDoubt").size(), "the refusals changed nothing");
 
         // what the operator compares: the receiver's LAST BATCH is 2, so batch 2 is committed and batch 3 backed out
         assertEquals(2, qm2Channels[0].status().get(0).lastBatchId());
-        assertEquals("Channel TO.QM2: batch 2 (sequence numbers 2 to 11) committed: its messages are removed from QM2;"
-                + " still in doubt: batch 3 (sequence numbers 12 to 21)\n", AdminCli.ok(url, "resolve", "channel",
-                "TO.QM2", "--batch", "2", "--action", "commit"));
-        assertEquals("Channel TO.QM2: batch 3 (sequence numbers 12 to 21) backed out: its messages are back on QM2,"
-                + " sent again when the channel starts\n", AdminCli.ok(url, "resolve", "channel", "TO.QM2", "--action",
+        assertEquals("Channel TO.QM2: " + batch2 + " committed: its messages are removed from QM2; still in doubt: "
+                + batch3 + "\n", AdminCli.ok(url, "resolve", "channel", "TO.QM2", "--batch", "2", "--action",
+                "commit"));
+        assertEquals("Channel TO.QM2: " + batch3 + " backed out: its messages are back on QM2, sent again when the"
+                + " channel starts\n", AdminCli.ok(url, "resolve", "channel", "TO.QM2", "--action",
                 "backout")); // the only one left: no --batch needed
         status = chstatus(url);
         assertFalse(status.get("inDoubt").asBoolean(), status.toString());

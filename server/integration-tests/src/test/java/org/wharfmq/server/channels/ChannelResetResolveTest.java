@@ -219,7 +219,7 @@ class ChannelResetResolveTest {
 
     /**
      * Batch 1 of {@code display chstatus --json}'s {@code batchesInDoubt}, as the channel names it: "batch 1
-     * (sequence numbers 1 to 5)", its messages those of the transaction that the channel's thread found delivered.
+     * (5 messages, sequence numbers 1 to 5)", its messages those of the transaction that the channel's thread found delivered.
      */
     private static String described(JsonNode batch) {
         assertEquals(1, batch.get("batch").asLong(), batch.toString());
@@ -227,7 +227,8 @@ class ChannelResetResolveTest {
         long last = batch.get("lastSequence").asLong();
         assertEquals(last, batch.get("messages").asLong(), batch.toString());
         assertTrue(last >= 1 && last <= 5, batch.toString());
-        return "batch 1 (sequence number" + (last == 1 ? " 1)" : "s 1 to " + last + ")");
+        return "batch 1 (" + (last == 1 ? "1 message, sequence number 1)"
+                : last + " messages, sequence numbers 1 to " + last + ")");
     }
 
     /** Polls the count of messages sender TO.QM2 had confirmed since it started, until it is {@code n}. */

@@ -18,9 +18,9 @@ import java.util.function.ToDoubleFunction;
 
 /**
  * The meters of each channel to and from other queue managers ({@code wharf_channel_messages_total{channel="TO.QM2",
- * type="sender"}}, its bytes, batches, sequence number, transmission queue depth, batch in doubt, and its state as
- * one gauge per state, 1 for the one it is in, the nonPersistentSpeed agreed, one gauge per speed, and what stopped
- * it, one gauge per cause), read from what {@code wharf admin display chstatus} shows
+ * type="sender"}}, its bytes, batches, sequence number, transmission queue depth, batch in doubt and its messages,
+ * and its state as one gauge per state, 1 for the one it is in, the nonPersistentSpeed agreed, one gauge per speed,
+ * and what stopped it, one gauge per cause), read from what {@code wharf admin display chstatus} shows
  * ({@link ChannelStatus}): one listing per scrape ({@link Snapshot}). Channels are defined and deleted at run time:
  * {@link #refresh()} registers the meters of new ones and removes those of gone ones.
  */
@@ -85,6 +85,9 @@ final class ChannelMeters {
             list.add(gauge("wharf.channel.in.doubt", "1 while a batch is in doubt (its removal prepared, its outcome"
                     + " unknown): resolved when the channel runs, or by 'resolve channel'", tags, key,
                     s -> s.inDoubt() ? 1 : 0));
+            list.add(gauge("wharf.channel.in.doubt.messages", "The messages of its batches in doubt, held on its"
+                    + " transmission queue until they are resolved (display chstatus names each batch)", tags, key,
+                    s -> s.batchesInDoubt().stream().mapToInt(ChannelStatus.BatchInDoubt::messages).sum()));
         }
         for (String state : sender ? SENDER_STATES : RECEIVER_STATES) {
             list.add(gauge("wharf.channel.state", "1 for the state the channel is in, 0 for the others",

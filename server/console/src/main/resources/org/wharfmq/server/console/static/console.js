@@ -402,11 +402,19 @@ async function refreshChannels() {
     channels = []; // a queue manager without the channels plugin
   }
   document.querySelector('#channels tbody').replaceChildren(...channels.map(c => el('tr', { 'data-channel': c.name },
-    cell(c.name, 'name'), cell(c.type), cell(c.state), cell(c.type === 'sender' ? (c.inDoubt ? 'YES' : 'no') : '-'),
+    cell(c.name, 'name'), cell(c.type), cell(c.state),
+    cell(c.type === 'sender' ? (c.inDoubt ? 'YES: ' + (c.batchesInDoubt || []).map(batchNamed).join(', ') : 'no') : '-'),
     cell(c.partner), cell(c.transmissionQueue), cell(c.transmissionQueueDepth, 'num'), cell(c.messages, 'num'),
     cell(bytes(c.bytes), 'num'), cell(c.batches, 'num'), cell(c.sequence, 'num'), cell(c.lastBatchId, 'num'),
     cell(c.nonPersistentSpeed || '-', 'speed'), cell(c.reason, 'reason'), el('td', { class: 'actions admin-only' }, ...channelActions(c)))));
   await refreshHierarchy();
+}
+
+/** A sender's batch in doubt as display chstatus names it: "batch 7 (10 messages, sequence numbers 61 to 70)". */
+function batchNamed(b) {
+  return 'batch ' + b.batch + ' (' + b.messages + (b.messages === 1 ? ' message' : ' messages')
+    + (b.lastSequence == null ? ')' : b.firstSequence === b.lastSequence ? ', sequence number ' + b.lastSequence + ')'
+      : ', sequence numbers ' + b.firstSequence + ' to ' + b.lastSequence + ')');
 }
 
 /** The buttons of a channel's row: start or stop, alter, reset, resolve (a sender with a batch in doubt), delete. */
@@ -483,12 +491,9 @@ async function resetChannel(c) {
 
 async function resolveChannel(c) {
   const batches = c.batchesInDoubt || [];
-  const named = b => 'batch ' + b.batch + (b.lastSequence == null ? ''
-    : b.firstSequence === b.lastSequence ? ' (sequence number ' + b.lastSequence + ')'
-    : ' (sequence numbers ' + b.firstSequence + ' to ' + b.lastSequence + ')');
   const fields = [['action', 'Action', ['backout', 'commit']]];
   if (batches.length > 1) fields.unshift(['batch', 'Batch', batches.map(b => String(b.batch))]);
-  const v = await ask('Resolve ' + batches.map(named).join(' or ') + ', in doubt, of channel ' + c.name + ': commit'
+  const v = await ask('Resolve ' + batches.map(batchNamed).join(' or ') + ', in doubt, of channel ' + c.name + ': commit'
     + ' a batch the receiver has (its LAST BATCH at least the batch\'s id), back out one it has not; the oldest is'
     + ' committed first, the newest backed out first', fields);
   if (!v) return;
