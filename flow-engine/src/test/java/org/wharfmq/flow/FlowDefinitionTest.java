@@ -11,6 +11,7 @@ import org.wharfmq.flow.node.OutputNode;
 import org.wharfmq.flow.node.PassthroughNode;
 import org.wharfmq.flow.node.TraceNode;
 
+import java.time.Duration;
 import java.util.List;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -66,6 +67,14 @@ class FlowDefinitionTest {
                 .builder("f").node("in", JmsInputNode.from("artemis", " ")).build());
         assertTrue(noDestination.getMessage().contains("needs the JNDI name of a destination"),
                 noDestination.getMessage());
+        assertEquals(Duration.ofSeconds(5), JmsInputNode.from("artemis", "jms/orders").receiveTimeout());
+        for (Duration refused : new Duration[] {Duration.ofMillis(99), Duration.ofSeconds(31), Duration.ZERO}) {
+            FlowValidationException timeout = assertThrows(FlowValidationException.class, () -> FlowDefinition
+                    .builder("f").node("in", JmsInputNode.from("artemis", "jms/orders").receiveTimeout(refused))
+                    .build());
+            assertTrue(timeout.getMessage().contains("receiveTimeout is from 100 ms to 30 s")
+                    && timeout.getMessage().contains("not " + refused.toMillis() + " ms."), timeout.getMessage());
+        }
     }
 
     @Test

@@ -7,6 +7,7 @@ import org.wharfmq.flow.MessageAssembly;
 import org.wharfmq.flow.Node;
 import org.wharfmq.flow.TransactionMode;
 
+import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -23,12 +24,33 @@ import java.util.Map;
  * count passes the backout threshold: then it goes to the {@code failure} terminal if wired, else to Wharf's
  * {@code SYSTEM.DEAD.LETTER.QUEUE}, carrying its ExceptionList. Non-transactional (NO): the message is acknowledged
  * when read and a failure sends it down the backout path at once.
+ *
+ * <p>Idle, each read waits up to {@link #receiveTimeout(Duration) receiveTimeout} for a message. On a provider with
+ * {@code xa: true} each read is in an XA transaction of its own until a message comes, so an idle instance begins and
+ * rolls back one empty transaction on the provider per receiveTimeout; stopping the flow ends the wait at once.
  */
 public final class JmsInputNode extends ReadingNode<JmsInputNode> {
+
+    /**
+     * How long a read waits for a message by default, in s: {@value}. The flow's transaction on an XA provider begins
+     * before the read, so an idle instance's empty transactions come one per 5 s, and an invocation whose message came
+     * at the end of the wait still has 55 s of the transaction manager's 60 before its transaction times out.
+     */
+    public static final int DEFAULT_RECEIVE_TIMEOUT_SECONDS = 5;
+
+    /** The shortest receiveTimeout: {@value} ms (how long a busy reader's read waits before it is idle). */
+    public static final long MIN_RECEIVE_TIMEOUT_MILLIS = 100;
+
+    /**
+     * The longest receiveTimeout: {@value} s, half the transaction manager's timeout (60 s), which counts the wait of
+     * an XA read as part of the invocation's transaction.
+     */
+    public static final int MAX_RECEIVE_TIMEOUT_SECONDS = 30;
 
     private final String provider;
     private final String destination;
     private String selector;
+    private Duration receiveTimeout = Duration.ofSeconds(DEFAULT_RECEIVE_TIMEOUT_SECONDS);
 
     private JmsInputNode(String provider, String destination) {
         super("JMSInput", List.of(), List.of("out", "failure"));
@@ -48,6 +70,23 @@ public final class JmsInputNode extends ReadingNode<JmsInputNode> {
     public JmsInputNode selector(String selector) {
         this.selector = selector;
         return this;
+    }
+
+    /**
+     * How long a read waits for a message before it ends (default 5 s, from 100 ms to 30 s). On an {@code xa: true}
+     * provider an idle instance begins and rolls back one empty XA transaction per receiveTimeout (each on the provider:
+     * its transaction timeout set, XA start, end and rollback); a shorter one costs more of them, a longer one leaves
+     * an invocation less of the transaction manager's 60 s, as its transaction begins before the wait. The flow's
+     * stop ends a wait at once, whatever its length.
+     */
+    public JmsInputNode receiveTimeout(Duration timeout) {
+        this.receiveTimeout = timeout;
+        return this;
+    }
+
+    /** How long a read waits for a message. */
+    public Duration receiveTimeout() {
+        return receiveTimeout;
     }
 
     /** The provider's name under {@code jmsProviders:}. */
@@ -73,6 +112,7 @@ public final class JmsInputNode extends ReadingNode<JmsInputNode> {
         p.put("domain", domain());
         p.put("transactionMode", transactionMode());
         p.put("backoutThreshold", backoutThreshold());
+        p.put("receiveTimeout", receiveTimeout);
         if (selector != null) {
             p.put("selector", selector);
         }
@@ -88,6 +128,13 @@ public final class JmsInputNode extends ReadingNode<JmsInputNode> {
             throw new FlowValidationException("a JMSInput node needs the JNDI name of a destination.");
         }
         validateReading();
+        if (receiveTimeout == null || receiveTimeout.toMillis() < MIN_RECEIVE_TIMEOUT_MILLIS
+                || receiveTimeout.compareTo(Duration.ofSeconds(MAX_RECEIVE_TIMEOUT_SECONDS)) > 0) {
+            throw new FlowValidationException("a JMSInput node's receiveTimeout is from " + MIN_RECEIVE_TIMEOUT_MILLIS
+                    + " ms to " + MAX_RECEIVE_TIMEOUT_SECONDS + " s (how long an idle read waits for a message; on an "
+                    + "xa: true provider, within the read's XA transaction), not "
+                    + (receiveTimeout == null ? "none" : receiveTimeout.toMillis() + " ms") + ".");
+        }
         if (transactionMode() != TransactionMode.YES && transactionMode() != TransactionMode.NO) {
             throw new FlowValidationException("a JMSInput node's transactionMode is YES or NO, not " + transactionMode()
                     + " (the other provider's messages carry no persistence Wharf could follow).");

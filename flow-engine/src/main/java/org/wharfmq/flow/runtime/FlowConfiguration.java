@@ -9,7 +9,9 @@ public final class FlowConfiguration {
 
     /**
      * How long an instance's read waits before it looks at the stop flag again, in ms: {@value}. Bounds how long
-     * an idle instance takes to notice that its flow is draining.
+     * an idle instance takes to notice that its flow is draining. A JMSInput node's reader waits this long as a busy
+     * reader, then (idle) on up to the node's receiveTimeout, a wait the flow's stop ends at once
+     * ({@link StoppableReceive}).
      */
     public static final long POLL_MILLIS = 100;
 

@@ -149,6 +149,13 @@ abstract class InputReader implements Runnable {
         invocation.commitMessage();
     }
 
+    /**
+     * Ends a wait for input that the flow's stop signal does not end ({@link RunningFlow#awaitStop} does for the
+     * others): called by the thread that stops the flow, once the flow no longer runs.
+     */
+    void stopWaiting() {
+    }
+
     /** Closes the reader's connections, which may be broken already; overridden to close others too. */
     void closeConnections() {
         database.close();

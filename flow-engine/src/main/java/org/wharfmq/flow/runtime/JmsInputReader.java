@@ -38,10 +38,18 @@ import java.sql.SQLException;
  * transaction manager, begun with the provider's session enlisted before each read, Wharf's session joining at the
  * invocation's first send to Wharf, and the XA data sources' connections at their first statement. The get, the
  * sends and the database work commit or roll back together, across a crash too (recovery settles the branches left in
- * doubt): there is no window. A read that finds no message within {@link FlowConfiguration#POLL_MILLIS} rolls its
- * empty transaction back. Since a rolled-back invocation gives its message back to the provider, the backout path
+ * doubt): there is no window. Since a rolled-back invocation gives its message back to the provider, the backout path
  * tries one stage per delivery (the failure terminal, then the dead-letter queue on the next delivery), as a
  * coordinated reader of a Wharf queue does.
+ *
+ * <h2>Idle</h2>
+ * A read waits {@link FlowConfiguration#POLL_MILLIS} for a message as a busy reader; finding none, the reader gives
+ * back the database connections it kept and waits on, up to the node's {@code receiveTimeout} in all, in the same
+ * read (coordinated: in the same transaction, which it then rolls back, empty). So an idle coordinated reader costs
+ * the provider one empty transaction per receiveTimeout (its timeout set, XA start, end and rollback), not one per
+ * poll. The flow's stop ends the wait at once ({@link StoppableReceive}, by closing the consumer); a message that came
+ * as the consumer closed goes back to the provider with a rollback (non-transactional: it was acknowledged when read,
+ * and is processed).
  */
 final class JmsInputReader extends InputReader {
 
@@ -52,6 +60,9 @@ final class JmsInputReader extends InputReader {
     private final boolean transactional;
     /** Whether its invocations are XA transactions with the provider's get in them. */
     private final boolean coordinated;
+    /** How long an idle read waits on after its first {@link FlowConfiguration#POLL_MILLIS}, in ms (0: not at all). */
+    private final long idleMillis;
+    private final StoppableReceive receiving = new StoppableReceive();
     private ProviderLink link;
     private MessageConsumer consumer;
 
@@ -62,6 +73,7 @@ final class JmsInputReader extends InputReader {
         this.provider = provider;
         this.transactional = input.transactionMode() == TransactionMode.YES;
         this.coordinated = coordination != null;
+        this.idleMillis = Math.max(0, input.receiveTimeout().toMillis() - FlowConfiguration.POLL_MILLIS);
         database.keepWhileBusy();
     }
 
@@ -106,16 +118,34 @@ final class JmsInputReader extends InputReader {
             if (coordinated) {
                 invocation.begin(link.xaResource);
             }
-            Message message = consumer.receive(FlowConfiguration.POLL_MILLIS);
-            if (message != null) {
+            Message message = read();
+            if (message != null && !(transactional && receiving.stopped())) {
                 process(message);
-            } else {
-                if (coordinated) {
-                    invocation.rollback(); // the empty transaction
-                }
-                database.idle(); // the connections kept while messages came go back to their pools
+            } else if (coordinated) {
+                invocation.rollback(); // the empty transaction, or the message that came as the stop closed the consumer
+            } else if (message != null) {
+                link.rollback(); // it came as the stop closed the consumer: back to the provider
             }
         }
+    }
+
+    /**
+     * The next message, waiting up to the node's receiveTimeout; null when none came, or when the stop ended the wait
+     * (a message that came as it did is returned, and {@link StoppableReceive#stopped()} says so).
+     */
+    private Message read() throws JMSException {
+        Message message = receiving.receive(consumer, FlowConfiguration.POLL_MILLIS);
+        if (message != null || receiving.stopped()) {
+            return message;
+        }
+        database.idle(); // the connections kept while messages came go back to their pools
+        return idleMillis == 0 ? null : receiving.receive(consumer, idleMillis);
+    }
+
+    /** Ends a read's wait at once: the flow stops. */
+    @Override
+    void stopWaiting() {
+        receiving.stop();
     }
 
     private void process(Message message) throws JMSException {

@@ -446,6 +446,7 @@ public final class RunningFlow implements AutoCloseable {
         httpPaths.clear();
         running = false;
         stopSignal.countDown();
+        readers.forEach(InputReader::stopWaiting);
         List<CompletableFuture<Void>> finished = new ArrayList<>();
         readers.forEach(r -> finished.add(r.finished()));
         httpInputs.forEach(h -> finished.addAll(h.finished()));

@@ -30,9 +30,11 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.sql.ResultSet;
 import java.sql.Statement;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.TimeUnit;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
@@ -44,7 +46,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * JNDI, in a server's flow host with an XA data source (H2): the get from Artemis, the send to Artemis, the flow's
  * puts and gets on Wharf and its rows commit in one XA transaction (Artemis holds its branch prepared while the queue
  * manager's prepare is held), and a failing later node rolls them all back together. A provider whose connection
- * factory is not an XA one is refused at start, naming it and the fix. Crashes: {@link JmsXaCrashTest}.
+ * factory is not an XA one is refused at start, naming it and the fix. An idle reader begins one empty transaction
+ * per receiveTimeout, and undeploying ends its wait at once. Crashes: {@link JmsXaCrashTest}.
  */
 @Tag("slow") // an Artemis broker and a server with a transaction manager: 10-20 s on 2 shared cores
 class JmsXaTest {
@@ -211,6 +214,75 @@ class JmsXaTest {
         assertEquals(0, server.server().queueManager().depth("R.MID"), "the put of the rolled-back delivery stayed");
         assertEquals(0, server.server().queueManager().depth("R.BACK"));
         assertEquals(List.of("1 in", "2 out"), rows(), "the rolled-back deliveries' rows stayed");
+    }
+
+    /**
+     * An idle reader waits for a message in one transaction up to its node's receiveTimeout (2 s here): Artemis, asked
+     * for the XA starts it received, sees two consecutive idle transactions begin at least a receiveTimeout apart
+     * (one per 100 ms poll before); a message sent after the idle time still crosses once. The bound asserted is half
+     * the timeout, against the delay of one start's packet on a loaded machine; a poll of 100 ms gives about 0.2 s.
+     */
+    @Test
+    void anIdleXaReaderBeginsOneEmptyTransactionPerReceiveTimeoutAndTheNextMessageStillCrossesOnce()
+            throws Exception {
+        startServer("I.IN");
+        Duration timeout = Duration.ofSeconds(2);
+        RunningFlow flow = deployMove("idle", JmsInputNode.from("artemis", "jms/I.IN").receiveTimeout(timeout),
+                "I.OUT");
+        send(artemisSession, "I.IN", 1);
+        assertEquals(List.of(1), seqs(wharfSession.createConsumer(wharfSession.createQueue("I.OUT")), 1));
+        long idleSince = System.nanoTime(); // idle from here: the reader's next transactions find nothing
+        long starts = artemis.xaStarts();
+        assertTrue(artemis.awaitXaStarts(starts + 2, 3 * timeout.toMillis() + WAIT_MILLIS),
+                "the idle reader began no transaction on Artemis");
+        long idleMillis = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - idleSince);
+        assertTrue(idleMillis >= timeout.toMillis() / 2, "the idle reader began two transactions on Artemis within "
+                + idleMillis + " ms: more than one per receiveTimeout (" + timeout.toMillis() + " ms)");
+        send(artemisSession, "I.IN", 2);
+        assertEquals(List.of(2), seqs(wharfSession.createConsumer(wharfSession.createQueue("I.OUT")), 1));
+        assertTrue(flowHost.undeploy("idle"));
+        assertEquals(2, flow.statistics().invocations(), "the idle transactions ran invocations");
+        assertEquals(0, flow.statistics().failures());
+        assertEquals(0, artemis.messageCount("I.IN"), "a message was left on Artemis");
+        assertEquals(0, artemis.prepared(), "a branch left in doubt in Artemis");
+        assertEquals(0, server.server().queueManager().depth("I.OUT"), "a message reached Wharf twice");
+    }
+
+    /**
+     * Undeploying a flow whose reader waits, idle in its XA transaction, with the longest receiveTimeout (30 s) does
+     * not wait for the timeout: the stop closes the reader's consumer, the empty transaction rolls back and the flow's
+     * connection to Artemis closes, so a message sent afterwards stays there. Without the stop's close the undeploy
+     * takes up to the whole timeout; the bound asserted is half of it.
+     */
+    @Test
+    void undeployingEndsAnIdleXaReadersWaitAtOnce() throws Exception {
+        startServer("S.IN");
+        Duration timeout = Duration.ofSeconds(JmsInputNode.MAX_RECEIVE_TIMEOUT_SECONDS);
+        long starts = artemis.xaStarts();
+        deployMove("stop", JmsInputNode.from("artemis", "jms/S.IN").receiveTimeout(timeout), "S.OUT");
+        send(artemisSession, "S.IN", 1);
+        assertEquals(List.of(1), seqs(wharfSession.createConsumer(wharfSession.createQueue("S.OUT")), 1));
+        // the message's transaction, then the idle one the reader now waits in
+        assertTrue(artemis.awaitXaStarts(starts + 2, WAIT_MILLIS), "the reader began no transaction after the message");
+        long stopping = System.nanoTime();
+        assertTrue(flowHost.undeploy("stop"), "the flow did not drain");
+        long stopMillis = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - stopping);
+        assertTrue(stopMillis < timeout.toMillis() / 2, "undeploying took " + stopMillis
+                + " ms: it waited for the idle reader's receiveTimeout (" + timeout.toMillis() + " ms)");
+        assertEquals(0, artemis.consumerCount("S.IN"), "the stopped reader's consumer is still on Artemis");
+        assertEquals(0, artemis.prepared(), "a branch left in doubt in Artemis");
+        send(artemisSession, "S.IN", 2);
+        assertEquals(1, artemis.messageCount("S.IN"), "the message sent after the undeploy left Artemis");
+        assertEquals(0, server.server().queueManager().depth("S.OUT"), "a message reached Wharf twice");
+    }
+
+    /** Deploys a flow (one instance) moving messages from {@code input} to Wharf's queue {@code to}. */
+    private RunningFlow deployMove(String name, JmsInputNode input, String to) throws Exception {
+        flowHost.deploy(() -> FlowDefinition.builder(name).node("in", input).node("out", OutputNode.queue(to))
+                .wire("in", "out", "out").build(), 1);
+        RunningFlow flow = flowHost.flow(name).running();
+        assertTrue(flow.coordinated(), "a flow on an xa: true provider is coordinated");
+        return flow;
     }
 
     /**

@@ -1,7 +1,9 @@
 package org.wharfmq.server.flow;
 
+import org.apache.activemq.artemis.api.core.Interceptor;
 import org.apache.activemq.artemis.api.core.SimpleString;
 import org.apache.activemq.artemis.core.config.impl.ConfigurationImpl;
+import org.apache.activemq.artemis.core.protocol.core.impl.wireformat.SessionXAStartMessage;
 import org.apache.activemq.artemis.core.server.JournalType;
 import org.apache.activemq.artemis.core.server.Queue;
 import org.apache.activemq.artemis.core.server.embedded.EmbeddedActiveMQ;
@@ -15,6 +17,7 @@ import java.nio.file.Path;
 import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.TimeUnit;
 import java.util.logging.Level;
 import java.util.logging.Logger;
 import java.util.stream.Stream;
@@ -41,6 +44,23 @@ final class TestArtemis implements AutoCloseable {
     private final Path data;
     private final int port;
     private EmbeddedActiveMQ broker;
+    /** Guards {@link #xaStarts} and {@link #xaCalls}, written by the broker's threads, read by the test's. */
+    private final Object xaCount = new Object();
+    private long xaStarts;
+    private long xaCalls;
+    /** Counts the XA calls the broker receives from its clients (an incoming interceptor: the broker's own count). */
+    private final Interceptor countingXa = (packet, connection) -> {
+        if (packet.getClass().getSimpleName().startsWith("SessionXA")) {
+            synchronized (xaCount) {
+                xaCalls++;
+                if (packet instanceof SessionXAStartMessage) {
+                    xaStarts++;
+                    xaCount.notifyAll();
+                }
+            }
+        }
+        return true;
+    };
 
     private TestArtemis(Path data, int port) {
         this.data = data;
@@ -68,6 +88,7 @@ final class TestArtemis implements AutoCloseable {
                 .addAcceptorConfiguration("tcp", url() + "?protocols=CORE");
         broker = new EmbeddedActiveMQ().setConfiguration(configuration);
         broker.start();
+        broker.getActiveMQServer().getRemotingService().addIncomingInterceptor(countingXa);
         return this;
     }
 
@@ -139,9 +160,51 @@ final class TestArtemis implements AutoCloseable {
         return q == null ? 0 : q.getMessageCount();
     }
 
+    /** The consumers a queue of the broker has now (0 if it has none, or is not there). */
+    int consumerCount(String queue) {
+        Queue q = broker.getActiveMQServer().locateQueue(SimpleString.of(queue));
+        return q == null ? 0 : q.getConsumerCount();
+    }
+
     /** The XA transactions prepared in the broker and not yet committed or rolled back (branches in doubt). */
     int prepared() {
         return broker.getActiveMQServer().getResourceManager().getPreparedTransactions().size();
+    }
+
+    /** The XA starts ({@code XAResource.start}) the broker has received from its clients, all its starts counted. */
+    long xaStarts() {
+        synchronized (xaCount) {
+            return xaStarts;
+        }
+    }
+
+    /**
+     * The XA calls the broker has received from its clients (start, end, prepare, commit, rollback, a transaction
+     * timeout set, a recovery scan's look for branches in doubt), all its starts counted.
+     */
+    long xaCalls() {
+        synchronized (xaCount) {
+            return xaCalls;
+        }
+    }
+
+    /**
+     * Waits until the broker has received {@code count} XA starts in all ({@link #xaStarts()}), up to {@code millis}.
+     *
+     * @return whether it has
+     */
+    boolean awaitXaStarts(long count, long millis) throws InterruptedException {
+        long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(millis);
+        synchronized (xaCount) {
+            while (xaStarts < count) {
+                long left = TimeUnit.NANOSECONDS.toMillis(deadline - System.nanoTime());
+                if (left <= 0) {
+                    return false;
+                }
+                xaCount.wait(left);
+            }
+            return true;
+        }
     }
 
     /** The clients' connections the broker has open now. */
