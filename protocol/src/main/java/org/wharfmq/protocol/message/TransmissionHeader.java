@@ -4,6 +4,7 @@ import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufAllocator;
 import io.netty.buffer.ByteBufUtil;
 import io.netty.buffer.CompositeByteBuf;
+import io.netty.buffer.Unpooled;
 import org.wharfmq.protocol.TemporaryNames;
 import org.wharfmq.protocol.frame.WireStrings;
 
@@ -47,20 +48,71 @@ public final class TransmissionHeader {
 
     /**
      * The message {@code message} (all its readable bytes, a message {@link MessageHeaders#read} has checked) for
-     * {@code queue} on {@code queueManager}, put on {@code sourceQueueManager}, with its transmission header measured
-     * and not yet written ({@link Addressed}): the properties above added (replacing any of the same name, which a
-     * message passing through this queue manager on its way to a third carries), a reply-to queue without a queue
-     * manager qualified as {@code sourceQueueManager/NAME}, and JMSDestination the queue {@code queue}
+     * {@code queue} on {@code queueManager}, put on {@code sourceQueueManager}: {@link #address(ByteBuf, Route)} with
+     * a route prepared for it alone. A caller that addresses many messages the same way keeps the {@link Route}.
+     */
+    public static Addressed address(ByteBuf message, String queueManager, String queue, String sourceQueueManager) {
+        return address(message, route(queueManager, queue, sourceQueueManager));
+    }
+
+    /**
+     * The message {@code message} (all its readable bytes, a message {@link MessageHeaders#read} has checked) for the
+     * queue and queue manager of {@code route}, with its transmission header measured and not yet written
+     * ({@link Addressed}): the properties above added (replacing any of the same name, which a message passing through
+     * this queue manager on its way to a third carries), a reply-to queue without a queue manager qualified as
+     * {@code SOURCE/NAME} ({@code SOURCE} the route's source queue manager), and JMSDestination the queue
      * ({@link #destinationOf}), as the receiving queue manager puts it, so that it need not write the message again.
      * Holds no reference of its own to {@code message}.
      *
-     * <p>It runs on every put to a remote queue, so it decodes nothing: one look at the message's fields and its
-     * property section's names.
+     * <p>It runs on every put to a remote queue, so it decodes nothing and encodes no name: one look at the message's
+     * fields and its property section's names; the route's names are bytes already.
      *
      * @throws IllegalArgumentException when the message has too many properties to take the header's
      */
-    public static Addressed address(ByteBuf message, String queueManager, String queue, String sourceQueueManager) {
-        return new Addressed(message, queueManager, queue, sourceQueueManager);
+    public static Addressed address(ByteBuf message, Route route) {
+        return new Addressed(message, route);
+    }
+
+    /**
+     * The route of the messages for {@code queue} on {@code queueManager} put on {@code sourceQueueManager}: what their
+     * transmission headers share, encoded once.
+     */
+    public static Route route(String queueManager, String queue, String sourceQueueManager) {
+        return new Route(queueManager, queue, sourceQueueManager);
+    }
+
+    /**
+     * What the transmission header of every message for one queue on one queue manager, put on one queue manager,
+     * has the same: JMSDestination, the three properties every such message carries and the source queue manager's
+     * name, as the bytes {@link Addressed#writeHead} copies, rather than names encoded for each message (a UTF-8
+     * encoding of each, its length measured first, a dozen small writes). Immutable; any thread. A queue manager's
+     * session keeps the one of the last remote name it put to (docs/performance-log.md, "Session 37: RR-5's CPU per
+     * round trip").
+     */
+    public static final class Route {
+        private final WireDestination destination;
+        /** JMSDestination as written: its kind, then the queue's name, length-prefixed. */
+        private final byte[] destinationField;
+        /** The source queue manager's name, UTF-8. */
+        private final byte[] sourceUtf8;
+        /** The properties QUEUE_MANAGER, QUEUE and SOURCE_QUEUE_MANAGER, in that order, as written. */
+        private final byte[] properties;
+
+        private Route(String queueManager, String queue, String sourceQueueManager) {
+            this.destination = destinationOf(queue);
+            this.sourceUtf8 = sourceQueueManager.getBytes(StandardCharsets.UTF_8);
+            ByteBuf out = Unpooled.buffer();
+            WireDestination.write(out, destination);
+            this.destinationField = ByteBufUtil.getBytes(out);
+            out.clear();
+            writeName(out, QUEUE_MANAGER_UTF8);
+            WireStrings.write(out, queueManager);
+            writeName(out, QUEUE_UTF8);
+            WireStrings.write(out, queue);
+            writeName(out, SOURCE_QUEUE_MANAGER_UTF8);
+            WireStrings.write(out, sourceQueueManager);
+            this.properties = ByteBufUtil.getBytes(out);
+        }
     }
 
     /**
@@ -71,10 +123,7 @@ public final class TransmissionHeader {
      */
     public static final class Addressed {
         private final ByteBuf message;
-        private final String queueManager;
-        private final String queue;
-        private final String sourceQueueManager;
-        private final WireDestination destination;
+        private final Route route;
         private final int start;
         private final int destinationAt;
         private final int replyToAt;
@@ -90,12 +139,9 @@ public final class TransmissionHeader {
         /** The bytes of the wrapped message before its body. */
         private final int headLength;
 
-        private Addressed(ByteBuf message, String queueManager, String queue, String sourceQueueManager) {
+        private Addressed(ByteBuf message, Route route) {
             this.message = message;
-            this.queueManager = queueManager;
-            this.queue = queue;
-            this.sourceQueueManager = sourceQueueManager;
-            this.destination = destinationOf(queue);
+            this.route = route;
             start = message.readerIndex();
             // the correlation id, a string or raw bytes, is length-prefixed either way
             destinationAt = skipLengthPrefixed(message,
@@ -104,9 +150,8 @@ public final class TransmissionHeader {
             typeAt = skipDestination(message, replyToAt);
             propertiesAt = skipLengthPrefixed(message, typeAt);
             bodyAt = propertiesAt + 4 + message.getInt(propertiesAt);
-            int sourceBytes = ByteBufUtil.utf8Bytes(sourceQueueManager);
-            int queueBytes = ByteBufUtil.utf8Bytes(queue);
-            int head = destinationAt - start + 1 + 4 + queueBytes; // up to JMSDestination, then the queue's
+            int sourceBytes = route.sourceUtf8.length;
+            int head = destinationAt - start + route.destinationField.length; // up to JMSDestination, then the queue
             int replyToQualifierAt = -1;
             int replyToQueueManagerBytes = 0;
             boolean replyTo = message.getByte(replyToAt) != 0;
@@ -135,8 +180,7 @@ public final class TransmissionHeader {
                 at = next;
             }
             this.kept = keptCount;
-            head += property(QUEUE_MANAGER_UTF8, ByteBufUtil.utf8Bytes(queueManager)) + property(QUEUE_UTF8, queueBytes)
-                    + property(SOURCE_QUEUE_MANAGER_UTF8, sourceBytes);
+            head += route.properties.length;
             if (replyTo) {
                 head += property(REPLY_TO_QUEUE_MANAGER_UTF8, replyToQueueManagerBytes);
             }
@@ -180,7 +224,7 @@ public final class TransmissionHeader {
         public void writeHead(ByteBuf out) {
             int begin = out.writerIndex();
             out.writeBytes(message, start, destinationAt - start);
-            WireDestination.write(out, destination);
+            out.writeBytes(route.destinationField);
             byte replyToKind = message.getByte(replyToAt);
             int replyToNameAt = replyToAt + 5;
             out.writeByte(replyToKind);
@@ -189,12 +233,10 @@ public final class TransmissionHeader {
                 if (replyToQualifier >= 0) {
                     out.writeBytes(message, replyToAt + 1, 4 + nameLength);
                 } else {
-                    int lengthAt = out.writerIndex();
-                    out.writeInt(0);
-                    int written = ByteBufUtil.writeUtf8(out, sourceQueueManager);
+                    out.writeInt(route.sourceUtf8.length + 1 + nameLength);
+                    out.writeBytes(route.sourceUtf8);
                     out.writeByte(QUALIFIER);
                     out.writeBytes(message, replyToNameAt, nameLength);
-                    out.setInt(lengthAt, written + 1 + nameLength);
                 }
             }
             out.writeBytes(message, typeAt, propertiesAt - typeAt);
@@ -202,19 +244,15 @@ public final class TransmissionHeader {
             out.writeInt(0);
             out.writeShort(kept + (replyToKind != 0 ? 4 : 3));
             copyOtherProperties(out, message, propertiesAt, bodyAt);
-            writeName(out, QUEUE_MANAGER_UTF8);
-            WireStrings.write(out, queueManager);
-            writeName(out, QUEUE_UTF8);
-            WireStrings.write(out, queue);
-            writeName(out, SOURCE_QUEUE_MANAGER_UTF8);
-            WireStrings.write(out, sourceQueueManager);
+            out.writeBytes(route.properties);
             if (replyToKind != 0) {
                 writeName(out, REPLY_TO_QUEUE_MANAGER_UTF8);
                 if (replyToQualifier >= 0) { // the queue manager it names: its name's bytes before the qualifier
                     out.writeInt(replyToQualifier - replyToNameAt);
                     out.writeBytes(message, replyToNameAt, replyToQualifier - replyToNameAt);
                 } else {
-                    WireStrings.write(out, sourceQueueManager);
+                    out.writeInt(route.sourceUtf8.length);
+                    out.writeBytes(route.sourceUtf8);
                 }
             }
             out.setInt(section, out.writerIndex() - section - 4);
@@ -254,7 +292,7 @@ public final class TransmissionHeader {
          * {@link MessageHeaders#read} reads of it, without checking and decoding it again.
          */
         public MessageHeaders headers(MessageHeaders original) {
-            return original.readdressed(destination, propertiesOffset);
+            return original.readdressed(route.destination, propertiesOffset);
         }
     }
 
@@ -268,8 +306,13 @@ public final class TransmissionHeader {
      * name ({@link TemporaryNames#PREFIX}) names a temporary queue, any other a queue. The one rule of both ends.
      */
     public static WireDestination destinationOf(String queue) {
-        return queue.startsWith(TemporaryNames.PREFIX)
-                ? new WireDestination(WireDestination.Kind.TEMPORARY_QUEUE, queue) : WireDestination.queue(queue);
+        return new WireDestination(kindOf(queue), queue);
+    }
+
+    /** The kind of {@link #destinationOf}{@code (queue)}, without making it. */
+    public static WireDestination.Kind kindOf(String queue) {
+        return queue.startsWith(TemporaryNames.PREFIX) ? WireDestination.Kind.TEMPORARY_QUEUE
+                : WireDestination.Kind.QUEUE;
     }
 
     /**

@@ -201,4 +201,60 @@ class TransmissionHeaderTest {
             message.release();
         }
     }
+
+    /**
+     * One route ({@link TransmissionHeader#route}) serves message after message of every shape: each reads as the
+     * message for the route's queue on its queue manager, its reply-to qualified, its own fields and properties kept,
+     * and the route's prepared bytes are not changed by any of them.
+     */
+    @Test
+    void oneRouteAddressesMessageAfterMessageOfEveryShape() {
+        TransmissionHeader.Route route = TransmissionHeader.route("QM\u00c9", "ORDERS", "Q\u00fc1");
+        WireMessage noReplyTo = new WireMessage();
+        noReplyTo.destination = WireDestination.queue("ORDERS.REMOTE");
+        noReplyTo.body = new byte[] {1};
+        WireMessage qualified = new WireMessage();
+        qualified.destination = WireDestination.queue("ORDERS.REMOTE");
+        qualified.replyTo = WireDestination.queue("QM7/REPLIES");
+        qualified.properties.put(TransmissionHeader.QUEUE, "OLD");
+        qualified.properties.put("kept", 5L);
+        qualified.body = new byte[100];
+        WireMessage plain = new WireMessage();
+        plain.destination = WireDestination.queue("ORDERS.REMOTE");
+        plain.replyTo = new WireDestination(WireDestination.Kind.TEMPORARY_QUEUE, "TMP.a.1");
+        plain.correlationId = "C1";
+        plain.body = new byte[] {2};
+        for (int round = 0; round < 2; round++) {
+            for (WireMessage original : List.of(noReplyTo, qualified, plain)) {
+                ByteBuf message = ALLOC.heapBuffer();
+                original.encode(message);
+                TransmissionHeader.Addressed addressed = TransmissionHeader.address(message, route);
+                ByteBuf written = ALLOC.heapBuffer();
+                addressed.writeHead(written);
+                written.writeBytes(message, addressed.bodyIndex(), addressed.bodyLength());
+                assertEquals(addressed.length(), written.readableBytes());
+                WireMessage decoded = WireMessage.decode(written.duplicate());
+                assertEquals(WireDestination.queue("ORDERS"), decoded.destination);
+                assertEquals("QM\u00c9", decoded.properties.get(TransmissionHeader.QUEUE_MANAGER));
+                assertEquals("ORDERS", decoded.properties.get(TransmissionHeader.QUEUE));
+                assertEquals("Q\u00fc1", decoded.properties.get(TransmissionHeader.SOURCE_QUEUE_MANAGER));
+                if (original.replyTo == null) {
+                    assertEquals(null, decoded.replyTo);
+                    assertFalse(decoded.properties.containsKey(TransmissionHeader.REPLY_TO_QUEUE_MANAGER));
+                } else if (original.replyTo.name().startsWith("QM7/")) {
+                    assertEquals(original.replyTo, decoded.replyTo);
+                    assertEquals("QM7", decoded.properties.get(TransmissionHeader.REPLY_TO_QUEUE_MANAGER));
+                    assertEquals(5L, decoded.properties.get("kept"));
+                } else {
+                    assertEquals(new WireDestination(original.replyTo.kind(), "Q\u00fc1/" + original.replyTo.name()),
+                            decoded.replyTo);
+                    assertEquals("Q\u00fc1", decoded.properties.get(TransmissionHeader.REPLY_TO_QUEUE_MANAGER));
+                }
+                assertEquals(original.correlationId, decoded.correlationId);
+                assertArrayEquals(original.body, decoded.body);
+                written.release();
+                message.release();
+            }
+        }
+    }
 }

@@ -627,8 +627,8 @@ public final class BrokerSession {
         if (resolution.qualified()) {
             access.checkSendThrough(queue.name());
         }
-        TransmissionHeader.Addressed addressed = TransmissionHeader.address(content, resolution.queueManager(),
-                resolution.remoteQueue(), queueManager.resolver().queueManagerName());
+        TransmissionHeader.Addressed addressed = TransmissionHeader.address(content,
+                remoteRoute.header(resolution, queueManager.resolver().queueManagerName()));
         if (transaction == null && queue.handOver(addressed, headers)) {
             return null; // the channel's now, content with it
         }

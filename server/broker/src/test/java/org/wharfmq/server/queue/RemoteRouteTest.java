@@ -4,7 +4,12 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.Unpooled;
+import io.netty.buffer.UnpooledByteBufAllocator;
+import org.wharfmq.protocol.message.TransmissionHeader;
 import org.wharfmq.protocol.message.WireDestination;
+import org.wharfmq.protocol.message.WireMessage;
 import org.wharfmq.server.WharfException;
 import org.wharfmq.server.config.QueueDefinition;
 import org.wharfmq.server.config.QueueReference;
@@ -24,7 +29,7 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 /**
  * A session's remembered route to another queue manager: the same remote name is resolved once, while every change of
  * the definitions (a queue-manager alias deleted and defined anew, a queue defined or altered) has the next put
- * resolve it anew; a local name is never remembered.
+ * resolve it anew; a local name is never remembered. The transmission header of the route remembered is prepared once.
  */
 class RemoteRouteTest {
 
@@ -88,6 +93,47 @@ class RemoteRouteTest {
         assertEquals("LOCAL", local.queue().name());
         assertNotSame(local, resolve("QM1/LOCAL"), "a local queue may come and go by use: resolved each time");
         assertSame(remote, resolve("QM7/REPLY"), "the remote route remembered before stays");
+    }
+
+    @Test
+    void theTransmissionHeaderIsPreparedOnceForTheRouteRememberedAndAnewAfterAChange() {
+        QueueNameResolver.Resolution first = resolve("QM7/REPLY");
+        TransmissionHeader.Route header = route.header(first, "QM1");
+        assertSame(header, route.header(resolve("QM7/REPLY"), "QM1"), "the same route: its header prepared once");
+        assertWritten(header, "QM2", "REPLY");
+
+        TransmissionHeader.Route other = route.header(resolve("QM7/OTHER"), "QM1");
+        assertNotSame(header, other, "another name: another header");
+        assertWritten(other, "QM2", "OTHER");
+
+        queues.deleteReference("QM7");
+        queues.defineReference(QueueReference.remote("QM7", null, "QM3", "XMIT.B"));
+        TransmissionHeader.Route redefined = route.header(resolve("QM7/OTHER"), "QM1");
+        assertWritten(redefined, "QM3", "OTHER");
+
+        QueueNameResolver.Resolution notRemembered = new QueueNameResolver.Resolution(first.queue(), "QM9", "ELSE",
+                true);
+        assertWritten(route.header(notRemembered, "QM1"), "QM9", "ELSE");
+        assertSame(redefined, route.header(resolve("QM7/OTHER"), "QM1"), "the one remembered stays");
+    }
+
+    /** A message addressed with {@code header} reads as one for {@code queue} on {@code queueManager} from QM1. */
+    private static void assertWritten(TransmissionHeader.Route header, String queueManager, String queue) {
+        WireMessage m = new WireMessage();
+        m.destination = WireDestination.queue("QM7/" + queue);
+        m.replyTo = WireDestination.queue("REPLIES");
+        m.body = new byte[] {7};
+        ByteBuf message = Unpooled.buffer();
+        m.encode(message);
+        ByteBuf wrapped = TransmissionHeader.address(message, header).wrap(UnpooledByteBufAllocator.DEFAULT, 1024);
+        WireMessage decoded = WireMessage.decode(wrapped);
+        assertEquals(queueManager, decoded.properties.get(TransmissionHeader.QUEUE_MANAGER));
+        assertEquals(queue, decoded.properties.get(TransmissionHeader.QUEUE));
+        assertEquals("QM1", decoded.properties.get(TransmissionHeader.SOURCE_QUEUE_MANAGER));
+        assertEquals(WireDestination.queue(queue), decoded.destination);
+        assertEquals(WireDestination.queue("QM1/REPLIES"), decoded.replyTo);
+        wrapped.release();
+        message.release();
     }
 
     /** A put to {@code name} through the route, its name a new string as a message's is. */

@@ -155,12 +155,16 @@ final class ReceiverPuts {
             return deadLetter(message, destination, refusal);
         }
         // a SEND goes where the message's JMSDestination says, which the sending queue manager wrote as the queue
-        // here (TransmissionHeader.address); a message for a third queue manager, or from a sender that wrote the name
-        // its producer used, is written anew (the body stays as it is)
-        WireDestination to = TransmissionHeader.destinationOf(destination);
-        if (headers.destination() != null && destination.equals(headers.destination().name())) {
-            return new Routed(to, destination, message.retainedDuplicate(), headers);
+        // here, of the kind its name makes it (TransmissionHeader.address); a message for a third queue manager, from
+        // a sender that wrote the name its producer used, or whose JMSDestination names the queue as another kind of
+        // destination (a topic: the put would publish what the partner's user may only send), is written anew (the
+        // body stays as it is)
+        WireDestination written = headers.destination();
+        if (written != null && written.kind() == TransmissionHeader.kindOf(destination)
+                && destination.equals(written.name())) {
+            return new Routed(written, destination, message.retainedDuplicate(), headers);
         }
+        WireDestination to = TransmissionHeader.destinationOf(destination);
         return new Routed(to, destination, addressedTo(message, to, null));
     }
 

@@ -22,6 +22,7 @@ import org.wharfmq.server.security.AuditLog;
 
 import javax.jms.Message;
 import javax.jms.MessageConsumer;
+import javax.jms.Queue;
 import javax.jms.Session;
 import javax.jms.TextMessage;
 import java.nio.charset.StandardCharsets;
@@ -124,6 +125,37 @@ class ChannelHostilePartnerTest {
         assertEquals(0, qm2.server().management().queue("QM1").depth(), "put on the transmission queue");
         assertEquals(1, qm2.server().management().queue(ChannelConfiguration.SYNC_QUEUE).depth(),
                 "a second sync record for TO.QM2");
+    }
+
+    /**
+     * A partner's message whose JMSDestination names the queue of its transmission header as a topic of that name (no
+     * Wharf sender writes it so): put on the queue, as the header says and as the partner's user may send, never
+     * published, which would take the publish permission (and a hierarchy partner's checks) that the channel's send
+     * permission on the queue does not give. A subscriber to the topic gets nothing.
+     */
+    @Test
+    void aMessageWhoseDestinationNamesItsQueueAsATopicIsPutOnTheQueueNotPublished() throws Exception {
+        Session inside = servers.connect(qm2.server().vmUrl()).createSession(false, Session.AUTO_ACKNOWLEDGE);
+        MessageConsumer subscriber = inside.createConsumer(inside.createTopic("ORDERS"));
+        CoreLink partner = openAsQm1();
+        WireMessage m = new WireMessage();
+        m.bodyType = BodyType.TEXT;
+        m.body = "an order, as a topic".getBytes(StandardCharsets.UTF_8);
+        m.persistent = true;
+        m.messageId = "ID:" + UUID.randomUUID();
+        m.destination = WireDestination.topic("ORDERS");
+        m.properties.put(TransmissionHeader.QUEUE_MANAGER, "QM2");
+        m.properties.put(TransmissionHeader.QUEUE, "ORDERS");
+        ByteBuf out = ByteBufAllocator.DEFAULT.buffer();
+        m.encode(out);
+        partner.write(new Frame.ChannelMessage(out));
+        partner.call(id -> new Frame.ChannelEndBatch(id, 1, 1), ChannelServers.EXPECTED_MS);
+
+        MessageConsumer orders = inside.createConsumer(inside.createQueue("ORDERS"));
+        Message order = ChannelServers.next(orders);
+        assertEquals("an order, as a topic", ((TextMessage) order).getText());
+        assertTrue(order.getJMSDestination() instanceof Queue, String.valueOf(order.getJMSDestination()));
+        Receive.nothingMore(subscriber);
     }
 
     /**
