@@ -1175,7 +1175,7 @@ public final class LocalQueue {
 
     /**
      * As {@link #letGo} for a message's bytes: back under budget, the producers it held back are due; a paging queue
-     * under its low watermark reads paged messages back. Under the lock.
+     * with a consumer, under its low watermark, reads paged messages back. Under the lock.
      */
     void letGoBytes(long bytes) {
         assert lock.isHeldByCurrentThread();

@@ -46,6 +46,12 @@ interface PagingHost {
 
     // ---- its consumers ----
 
+    /**
+     * Whether any consumer is registered, with credit or not: paged messages are read back only for consumers. Under
+     * the lock.
+     */
+    boolean hasConsumers();
+
     /** Whether a consumer waits for messages with {@code correlationId}, with credit or not; under the lock. */
     boolean awaitsCorrelationId(String correlationId);
 

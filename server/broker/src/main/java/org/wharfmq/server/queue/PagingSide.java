@@ -75,6 +75,12 @@ final class PagingSide implements PagingHost {
     }
 
     @Override
+    public boolean hasConsumers() {
+        assert lock.isHeldByCurrentThread();
+        return dispatch.consumerCount() > 0;
+    }
+
+    @Override
     public boolean awaitsCorrelationId(String correlationId) {
         assert lock.isHeldByCurrentThread();
         return dispatch.awaitsCorrelationId(correlationId);

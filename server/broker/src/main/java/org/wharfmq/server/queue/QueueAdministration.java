@@ -45,11 +45,21 @@ final class QueueAdministration {
         lock.lock();
         try {
             int consumers = dispatch.consumerCount();
-            return accounting.snapshot(consumers, queue.attached() - consumers, dispatch.oldestTimestamp(),
+            return accounting.snapshot(consumers, queue.attached() - consumers, oldestTimestamp(),
                     paging.paged(), paging.pagedBytes(), paging.diskFailure());
         } finally {
             lock.unlock();
         }
+    }
+
+    /**
+     * The JMSTimestamp of the oldest waiting message, in memory or paged (paged ones wait on disk until a consumer
+     * comes); 0: none waits, or none is stamped. Under the lock.
+     */
+    private long oldestTimestamp() {
+        long inMemory = dispatch.oldestTimestamp();
+        long paged = paging.oldestTimestamp();
+        return inMemory == 0 || paged != 0 && paged < inMemory ? paged : inMemory;
     }
 
     // ---- the queue's numbers, each read under its lock (see LocalQueue's accessors of the same names) ----

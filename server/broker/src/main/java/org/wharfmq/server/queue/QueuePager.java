@@ -55,7 +55,10 @@ interface QueuePager {
     /** A send that will be paged finds a disk budget spent and the page-full policy fail: refused. Under the lock. */
     void refuseIfFull(QueuedMessage m);
 
-    /** The queue let memory go: under its low watermark now, the paging thread reads back. Under the lock. */
+    /**
+     * The queue let memory go: under its low watermark now, and with a consumer, the paging thread reads back. Under
+     * the lock.
+     */
     void readBackIfDue();
 
     /**
@@ -74,7 +77,10 @@ interface QueuePager {
 
     // ---- consumers, under the lock ----
 
-    /** A consumer registers: one with a selector looks among the paged messages as it needs ({@link PagedLookups}). */
+    /**
+     * A consumer registers (the queue counts it already): one with a selector looks among the paged messages as it
+     * needs ({@link PagedLookups}); the first of a queue that holds nothing in memory has the paging thread read back.
+     */
     void addConsumer(QueueConsumer consumer);
 
     /** A consumer leaves: its lookup, if any, is forgotten. */
@@ -109,6 +115,13 @@ interface QueuePager {
 
     /** The bytes of the paged messages' records, as the disk budgets count them; under the lock. */
     long pagedBytes();
+
+    /**
+     * The JMSTimestamp of the oldest paged message, or a little older (the last read back in order's), for the queue's
+     * oldest waiting message: paged messages wait on disk until a consumer comes. 0: none paged, or none stamped.
+     * Under the lock.
+     */
+    long oldestTimestamp();
 
     /** Why the page files cannot be written or read now (a full disk, an I/O error), or null; under the lock. */
     String diskFailure();

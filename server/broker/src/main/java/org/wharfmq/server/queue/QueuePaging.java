@@ -24,8 +24,9 @@ import java.util.function.IntConsumer;
 /**
  * One {@link LocalQueue}'s paged messages (docs/resilience.md, "Paging"): those handed to the {@link Pager}'s thread
  * and not written yet, the queue's {@link PageStore} with those on disk, their counts against the disk budgets, and
- * the paging thread's work for the queue: writing them, reading them back in order as its consumers catch up, and
- * finding a waiting consumer's match among them out of turn.
+ * the paging thread's work for the queue: writing them, reading them back in order as its consumers catch up (only
+ * while it has a consumer: a queue nobody consumes from keeps its paged messages on disk), and finding a waiting
+ * consumer's match among them out of turn.
  *
  * <h2>The seam with the queue</h2>
  * The queue and its parts see this class only as a {@link QueuePager} (what they ask of paging); this class and its
@@ -86,6 +87,11 @@ final class QueuePaging implements QueuePager {
     private boolean pagingScheduled;
     /** A management thread waits for a batch read back whatever the watermark ({@link #readBackNow}). */
     private int readBackRequested;
+    /**
+     * The JMSTimestamp of the oldest paged message, or a little older: the first stamped message paged since nothing
+     * was, then, as they are read back in order, the last one read back's. Meaningful while {@link #paged} is not 0.
+     */
+    private long oldestPagedTimestamp;
     /** A disk budget is spent and the page-full policy is block: producers are held back. */
     private volatile boolean pageFullBlocks;
     /** The record bytes of the messages in {@link #toPage} and being written: the paging thread's write-behind. */
@@ -154,6 +160,12 @@ final class QueuePaging implements QueuePager {
     }
 
     @Override
+    public long oldestTimestamp() {
+        assert lock.isHeldByCurrentThread();
+        return paged > 0 ? oldestPagedTimestamp : 0;
+    }
+
+    @Override
     public boolean anyPersistent() {
         assert lock.isHeldByCurrentThread();
         return pagedPersistent > 0;
@@ -172,6 +184,9 @@ final class QueuePaging implements QueuePager {
     /** Hands a message to the paging thread; it counts as paged from now on. Under the lock. */
     private void page(QueuedMessage m) {
         toPage.addLast(m);
+        if (paged == 0 || oldestPagedTimestamp == 0) {
+            oldestPagedTimestamp = m.headers().timestamp();
+        }
         paged++;
         if (m.correlationId() != null && queue.awaitsCorrelationId(m.correlationId())) {
             lookups.lookFor(m.correlationId()); // its requester waits: it may be the oldest paged reply for it
@@ -305,7 +320,9 @@ final class QueuePaging implements QueuePager {
 
     @Override
     public void addConsumer(QueueConsumer consumer) {
+        assert lock.isHeldByCurrentThread();
         lookups.addConsumer(consumer);
+        readBackIfDue(); // the first consumer of a queue whose messages are all paged: nothing else would read back
     }
 
     @Override
@@ -366,12 +383,19 @@ final class QueuePaging implements QueuePager {
     }
 
     /**
-     * Whether paged messages are to be read back: the queue holds less than its low watermark in memory and the
-     * server's budget is at most half spent; or it holds nothing at all in memory, so that its consumers always make
-     * progress, whatever other queues hold. Under the lock.
+     * Whether paged messages are to be read back: only for consumers, so while one is registered (with credit or not:
+     * one that only PULLs has none), and then when the queue holds less than its low watermark in memory and the
+     * server's budget is at most half spent, or when it holds nothing at all in memory, so that its consumers always
+     * make progress, whatever other queues hold. A queue nobody consumes from reads nothing back: its paged messages
+     * stay on disk, and it holds none of the server's budget for them (what else needs them reads the page files
+     * itself: a browse, a selector's scan, a correlation id's lookup; an administrator's clear or move asks for a
+     * batch, {@link #readBackNow}). Under the lock.
      */
     private boolean readBackDue() {
         assert lock.isHeldByCurrentThread();
+        if (!queue.hasConsumers()) {
+            return false;
+        }
         long held = queue.bytesHeld();
         return held == 0 || held < lowWatermark() && budget.hasRoomFor(budget.maxBytes() / 2);
     }
@@ -427,10 +451,11 @@ final class QueuePaging implements QueuePager {
 
     /**
      * This queue's turn on the paging thread, until there is nothing to do: looks for the paged messages consumers
-     * with credit wait for (by correlation id; by selector, up to {@value PagedLookups#SCAN_TURN_BYTES} bytes of scans a turn);
-     * reads paged messages back while the queue holds less than its low watermark in memory (or an administrator
-     * asks), from memory when none was written yet, else from disk; writes the ones waiting to be written otherwise. When a scan is left to go on, the
-     * turn queues the next one behind the other queues' turns. Disk I/O happens outside the lock, and only here.
+     * with credit wait for (by correlation id; by selector, up to {@value PagedLookups#SCAN_TURN_BYTES} bytes of scans
+     * a turn); reads paged messages back while the queue has a consumer and holds less than its low watermark in
+     * memory ({@link #readBackDue}), or an administrator asks, from memory when none was written yet, else from disk;
+     * writes the ones waiting to be written otherwise. When a scan is left to go on, the turn queues the next one
+     * behind the other queues' turns. Disk I/O happens outside the lock, and only here.
      */
     private void runPaging() {
         PageStore store = pageStore;
@@ -567,6 +592,7 @@ final class QueuePaging implements QueuePager {
         while (!toPage.isEmpty() && bytes < lowWatermark()) {
             QueuedMessage m = toPage.pollFirst();
             bytes += m.memoryBytes();
+            readBackInOrder(m);
             receivers = offerUnwritten(m, receivers);
         }
         if (readBackRequested > 0) {
@@ -585,7 +611,9 @@ final class QueuePaging implements QueuePager {
                 return null;
             }
             for (int i = 0; i < records; i++) {
-                receivers = offerRecord(buffer, receivers);
+                QueuedMessage m = unpageRecord(buffer);
+                readBackInOrder(m);
+                receivers = queue.offerReadBack(m, receivers);
             }
             if (readBackRequested > 0) {
                 readBackRequested--;
@@ -611,13 +639,30 @@ final class QueuePaging implements QueuePager {
         return m;
     }
 
-    /** The next record of {@code buffer}, read back or found out of turn, offered as the queue's; under the lock. */
+    /** The next record of {@code buffer}, found out of turn, offered as the queue's; under the lock. */
     List<QueueConsumer> offerRecord(ByteBuf buffer, List<QueueConsumer> receivers) {
+        assert lock.isHeldByCurrentThread();
+        return queue.offerReadBack(unpageRecord(buffer), receivers);
+    }
+
+    /** The next record of {@code buffer} as the queue's message, in memory again, not paged; under the lock. */
+    private QueuedMessage unpageRecord(ByteBuf buffer) {
         assert lock.isHeldByCurrentThread();
         QueuedMessage m = fromRecord(buffer);
         queue.hold(m);
         unpage(m, PageStore.RECORD_HEADER_BYTES + m.content().readableBytes());
-        return queue.offerReadBack(m, receivers);
+        return m;
+    }
+
+    /**
+     * {@code m}, the oldest paged message, was read back (not found out of turn, before it is offered): the next paged
+     * one is no older, as far as JMSTimestamps follow arrival. Under the lock.
+     */
+    private void readBackInOrder(QueuedMessage m) {
+        long timestamp = m.headers().timestamp();
+        if (timestamp != 0) {
+            oldestPagedTimestamp = timestamp;
+        }
     }
 
     /** A message not written yet, taken off {@link #toPage} by the caller, offered again; under the lock. */

@@ -11,8 +11,9 @@ package org.wharfmq.server.queue;
  * @param consumers          registered consumers
  * @param browsers           open browsers
  * @param producers          open producers whose destination is this queue
- * @param oldestTimestamp    the earliest JMSTimestamp among the waiting messages at the head of each priority, epoch
- *                           ms; 0 when none is waiting (or their producers disabled timestamps)
+ * @param oldestTimestamp    the earliest JMSTimestamp among the waiting messages at the head of each priority and
+ *                           the oldest paged one ({@link QueuePager#oldestTimestamp}), epoch ms; 0 when none is
+ *                           waiting (or their producers disabled timestamps)
  * @param enqueued           messages offered to the queue: sent (committed), moved or dead-lettered here
  * @param dequeued           messages removed for good: acknowledged, moved away or cleared
  * @param expired            messages discarded because they expired

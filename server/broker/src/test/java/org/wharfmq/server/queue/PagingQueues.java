@@ -32,8 +32,14 @@ final class PagingQueues {
 
     /** A non-persistent text message for {@code target}, with property "kind" unless null. */
     static QueuedMessage message(LocalQueue target, String body, String kind, String correlationId) {
+        return message(target, body, kind, correlationId, 0);
+    }
+
+    /** As {@link #message(LocalQueue, String, String, String)}, with the JMSTimestamp {@code timestamp} (0: none). */
+    static QueuedMessage message(LocalQueue target, String body, String kind, String correlationId, long timestamp) {
         WireMessage wire = TestMessages.text(target.name(), body);
         wire.persistent = false;
+        wire.timestamp = timestamp;
         wire.correlationId = correlationId;
         if (kind != null) {
             wire.properties.put("kind", kind);

@@ -106,6 +106,7 @@ class PagingSideTest {
         LocalQueue target = new LocalQueue("PAGED", 10, false, queues.persistence(), queues.deadLetters());
         QueuedMessage m = PagingQueues.message(target, "m", null, "ID:1");
         assertThrows(AssertionError.class, side::bytesHeld);
+        assertThrows(AssertionError.class, side::hasConsumers);
         assertThrows(AssertionError.class, () -> side.awaitsCorrelationId("ID:1"));
         assertThrows(AssertionError.class, () -> side.waitsWithCredit("ID:1"));
         assertThrows(AssertionError.class, () -> side.hold(m));

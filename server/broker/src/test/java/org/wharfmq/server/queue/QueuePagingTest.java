@@ -37,6 +37,9 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  */
 class QueuePagingTest {
 
+    /** The JMSTimestamp of the first message of the tests that stamp theirs. */
+    private static final long FIRST_TIMESTAMP = 1_700_000_000_000L;
+
     private final InMemoryMessageStore store = new InMemoryMessageStore();
     private final QueueManager queues = new QueueManager(ServerConfig.defaults(), store, InstantSource.system());
     @TempDir
@@ -181,11 +184,8 @@ class QueuePagingTest {
      */
     @Test
     void producersAreHeldBackWhileTheWriteBehindIsPastItsBoundAndWokenOnceItIsWritten() throws Exception {
-        pager = new Pager(pagingDirectory, MemoryBudget.unlimited());
         long budgetBytes = 800_000;
-        queue = LocalQueue.defined("PAGED", 1_000_000, false, queues.persistence(), queues.deadLetters(),
-                InstantSource.system(), new MemoryLimit(1, MemoryPolicy.PAGE, "queue 'PAGED'", "test",
-                        MemoryLimit.PageLimit.NONE), new MemoryBudget(budgetBytes, "test"), pager);
+        pagingEverything(1, new MemoryBudget(budgetBytes, "test"));
         CountDownLatch release = holdPagingThread(); // the disk is slower than the producer: nothing written meanwhile
         int sent = 0;
         while (!queue.blocksProducers()) {
@@ -206,7 +206,76 @@ class QueuePagingTest {
         assertEquals(sent, queue.depth(), "nothing refused or lost");
     }
 
+    /**
+     * A paging queue nobody consumes from keeps its paged messages on disk: once the paging thread has written them it
+     * holds nothing in memory and reads nothing back (before, a queue that held nothing read a batch back at once, for
+     * nobody, holding the server's budget with it), and its oldest waiting message is still the oldest paged one. The
+     * first consumer to come has them read back and gets every one, in order.
+     */
+    @Test
+    void aQueueNobodyConsumesFromReadsNothingBackAndItsFirstConsumerGetsEveryPagedMessageInOrder() throws Exception {
+        MemoryBudget budget = new MemoryBudget(1_000_000, "test");
+        long othersHold = budget.shareBytes();
+        BudgetUse.add(budget, othersHold); // other queues hold three quarters of the server's budget: PAGED pages all
+        pagingEverything(0, budget);
+        List<String> sent = new ArrayList<>();
+        for (int n = 0; n < 50; n++) {
+            sent.add(put(String.format("m%02d", n), FIRST_TIMESTAMP + n));
+        }
+        settle();
+        assertEquals(50, queue.paged(), "every message paged, none read back for nobody");
+        assertEquals(0, queue.heldBytes(), "nothing in memory once written");
+        assertEquals(othersHold, budget.usedBytes(), "none of the server's budget held for it");
+        assertEquals(FIRST_TIMESTAMP, queue.snapshot().oldestTimestamp(), "the oldest waiting message is on disk");
+
+        RecordingConsumer consumer = new RecordingConsumer(null, 100);
+        queue.addConsumer(consumer); // its arrival has the paging thread read back: nothing else would
+        assertEquals(sent, drain(consumer, 50));
+        assertEquals(0, queue.paged());
+        assertEquals(0, queue.snapshot().oldestTimestamp(), "nothing waits");
+    }
+
+    /**
+     * A consumer without credit (one that only PULLs, as receive() without prefetch does) has paged messages read back
+     * too; once it has left, the queue reads none more back: what nobody took stays on disk, and the next consumer
+     * gets it, in order.
+     */
+    @Test
+    void aConsumerWithoutCreditHasPagedMessagesReadBackAndNoneMoreAreOnceItLeaves() throws Exception {
+        // its own budget is smaller than one message: each is paged, and a read-back takes one
+        pagingEverything(1, MemoryBudget.unlimited());
+        List<String> sent = put(5);
+        settle();
+        assertEquals(5, queue.paged());
+
+        RecordingConsumer pulling = new RecordingConsumer(null, 0);
+        queue.addConsumer(pulling);
+        settle();
+        assertTrue(queue.pull(pulling), "a message read back for it");
+        assertEquals(List.of("m00"), pulling.bodies());
+        queue.removeConsumer(pulling);
+        queue.acknowledge(pulling.received.get(0)); // the queue holds nothing in memory again
+        settle();
+        assertEquals(4, queue.paged(), "nothing read back once it left");
+        assertEquals(0, queue.heldBytes());
+
+        RecordingConsumer consumer = new RecordingConsumer(null, 100);
+        queue.addConsumer(consumer);
+        assertEquals(sent.subList(1, 5), drain(consumer, 4), "the rest, in order");
+    }
+
     // ---- helpers ----
+
+    /**
+     * Queue PAGED, paging every message it takes: its own memory budget is {@code ownBytes} (0: none), and the
+     * server's is {@code budget}.
+     */
+    private void pagingEverything(long ownBytes, MemoryBudget budget) {
+        pager = new Pager(pagingDirectory, MemoryBudget.unlimited());
+        queue = LocalQueue.defined("PAGED", 1_000_000, false, queues.persistence(), queues.deadLetters(),
+                InstantSource.system(), new MemoryLimit(ownBytes, MemoryPolicy.PAGE, "queue 'PAGED'", "test",
+                        MemoryLimit.PageLimit.NONE), budget, pager);
+    }
 
     /** Holds the paging thread (it does nothing else) until the latch returned is counted down. */
     private CountDownLatch holdPagingThread() throws InterruptedException {
@@ -257,7 +326,12 @@ class QueuePagingTest {
     }
 
     private String put(String body) {
-        QueuedMessage m = PagingQueues.message(queue, body, null, null);
+        return put(body, 0);
+    }
+
+    /** Puts a message with the JMSTimestamp {@code timestamp} (0: none). */
+    private String put(String body, long timestamp) {
+        QueuedMessage m = PagingQueues.message(queue, body, null, null, timestamp);
         queue.reserve(m);
         queue.offer(m);
         return body;

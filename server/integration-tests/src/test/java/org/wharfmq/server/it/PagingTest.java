@@ -3,6 +3,9 @@ package org.wharfmq.server.it;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.RegisterExtension;
+import org.wharfmq.jms.WharfConnectionFactory;
+import org.wharfmq.server.TestServer;
+import org.wharfmq.server.WharfServer;
 import org.wharfmq.server.config.MemoryPolicy;
 import org.wharfmq.server.management.QueueStatus;
 import org.wharfmq.server.queue.LocalQueue;
@@ -40,6 +43,8 @@ class PagingTest {
     /** About twenty paged 1 KB messages. */
     private static final long DISK_BUDGET = 20_000;
     private static final int SMALL_WINDOW = 8192;
+    /** A queue's own memory budget smaller than any message: it pages every message, and reads back one at a time. */
+    private static final long ALL_PAGED = 1;
 
     @RegisterExtension
     static final WharfServerExtension WHARF = WharfServerExtension.configured(c -> c
@@ -53,6 +58,7 @@ class PagingTest {
             .pagingQueue("PAGED.SELECTED.LATER", BUDGET, 0, MemoryPolicy.BLOCK)
             .pagingQueue("PAGED.NOTHING", BUDGET, 0, MemoryPolicy.BLOCK)
             .pagingQueue("PAGED.OTHER", BUDGET, 0, MemoryPolicy.BLOCK)
+            .pagingQueue("PAGED.LATE", ALL_PAGED, 0, MemoryPolicy.BLOCK)
             .producerWindowBytes(4096));
 
     /**
@@ -122,11 +128,14 @@ class PagingTest {
         LocalQueue local = WHARF.server().queueManager().queue("PAGED.ORDER");
         assertTrue(local.paged() > MESSAGES / 2, () -> "paged " + local.paged() + " of " + MESSAGES);
         assertEquals(MESSAGES, WHARF.depth("PAGED.ORDER"), "the depth counts the paged messages");
+        // the paging thread lets the bytes of the paged messages go as it writes them, and reads none back while the
+        // queue has no consumer: once it has written them (an administrator's browse runs on it after) the memory
+        // figure stands still (it was above 0 while a queue that held nothing read a batch back for nobody)
+        WHARF.server().management().browse("PAGED.ORDER", null, 1, 16);
         QueueStatus status = WHARF.server().management().queue("PAGED.ORDER"); // what wharf admin and metrics show
         assertEquals(local.paged(), status.paged());
         assertEquals(local.pagedBytes(), status.pagedBytes());
-        // the paging thread lets the bytes of the paged messages go as it writes them: the figure moves meanwhile
-        assertTrue(status.memoryBytes() > 0, () -> "in memory " + status);
+        assertEquals(local.heldBytes(), status.memoryBytes(), () -> "in memory " + status);
 
         MessageConsumer consumer = session.createConsumer(queue);
         Map<Integer, Integer> lastOfPriority = new HashMap<>();
@@ -431,6 +440,89 @@ class PagingTest {
         assertEquals(500, SMALL.server().management().deleteQueue(name, true));
         assertEquals(0, queue.paged());
         assertEquals(0, SMALL.server().queueManager().pager().diskBudget().usedBytes());
+    }
+
+    /**
+     * A queue nobody consumes from keeps what it pages on disk: once the paging thread has written it, the queue holds
+     * nothing in memory, and an administrator's browse reads none back into it (before, a queue that held nothing read
+     * a batch back at once, for nobody, holding the server's memory budget with it); `display queue` still shows the
+     * age of its oldest message. A consumer that comes later has them read back and gets every one, in order.
+     */
+    @Test
+    void aQueueNobodyConsumesFromKeepsItsPagedMessagesOnDiskUntilAConsumerComes() throws Exception {
+        Connection connection = WHARF.connect(Transport.TCP);
+        int count = 100;
+        fill(connection, "PAGED.LATE", count);
+        LocalQueue queue = WHARF.server().queueManager().queue("PAGED.LATE");
+        assertStaysOnDisk(WHARF.server(), "PAGED.LATE", count, count);
+        Session browsing = connection.createSession(false, Session.AUTO_ACKNOWLEDGE);
+        java.util.Enumeration<?> browsed = browsing.createBrowser(browsing.createQueue("PAGED.LATE")).getEnumeration();
+        for (int n = 0; n < count; n++) {
+            assertTrue(browsed.hasMoreElements(), "a QueueBrowser shows the paged messages: " + n + " of " + count);
+            assertEquals(n, ((Message) browsed.nextElement()).getIntProperty("n"), "browsed in order");
+        }
+        assertTrue(!browsed.hasMoreElements(), "the browse shows each message once");
+        browsing.close();
+        assertEquals(0, queue.heldBytes(), "a browse reads the page files: nothing read back");
+
+        receiveInOrder(connection, "PAGED.LATE", count, 1);
+        assertEquals(0, queue.paged());
+        assertEquals(0, WHARF.depth("PAGED.LATE"));
+    }
+
+    /**
+     * After a restart, the persistent messages of a queue nobody consumes from are paged again as they are recovered
+     * and stay on disk, nothing read back for nobody, until a consumer comes: it gets every one, in order.
+     */
+    @Test
+    void recoveredMessagesOfAQueueNobodyConsumesFromStayOnDiskUntilAConsumerComes() throws Exception {
+        try (TestServer server = TestServer.start(c -> c.pagingQueue("LATE", ALL_PAGED, 0, MemoryPolicy.BLOCK))) {
+            int count = 60;
+            Connection sending = new WharfConnectionFactory(server.server().tcpUrl()).createConnection();
+            try {
+                fill(sending, "LATE", count); // the even ones persistent
+            } finally {
+                sending.close();
+            }
+            server.restart();
+            assertStaysOnDisk(server.server(), "LATE", count, count / 2);
+
+            Connection receiving = new WharfConnectionFactory(server.server().tcpUrl()).createConnection();
+            try {
+                receiving.start();
+                receiveInOrder(receiving, "LATE", count, 2);
+            } finally {
+                receiving.close();
+            }
+            assertEquals(0, server.server().queueManager().queue("LATE").paged());
+        }
+    }
+
+    /**
+     * {@code queueName}, whose own budget is {@link #ALL_PAGED}, holds its {@code paged} messages on disk and nothing
+     * in memory: asked once an administrator's browse of up to {@code limit} has shown them all, which the paging
+     * thread reads after the queue's turn that wrote them (and would have read one back, before).
+     */
+    private static void assertStaysOnDisk(WharfServer server, String queueName, int limit, int paged) {
+        assertEquals(paged, server.management().browse(queueName, null, limit, 16).size(), "browsed from the disk");
+        LocalQueue queue = server.queueManager().queue(queueName);
+        assertEquals(paged, queue.paged(), "every message paged, none read back for nobody");
+        assertEquals(0, queue.heldBytes(), "nothing held in memory once written");
+        assertNotNull(server.management().queue(queueName).oldestMessageAgeMillis(),
+                "display queue shows the age of the oldest message, on disk");
+    }
+
+    /** Receives messages 0, {@code step}, 2 {@code step}... below {@code count} from {@code queueName}, and no more. */
+    private static void receiveInOrder(Connection connection, String queueName, int count, int step)
+            throws JMSException {
+        Session session = connection.createSession(false, Session.AUTO_ACKNOWLEDGE);
+        MessageConsumer consumer = session.createConsumer(session.createQueue(queueName));
+        for (int n = 0; n < count; n += step) {
+            assertEquals(n, Receive.next(consumer).getIntProperty("n"), "in order");
+        }
+        Receive.nothingMore(consumer);
+        Send.barrier(session);
+        session.close();
     }
 
     /**
