@@ -8,6 +8,7 @@ import org.apache.activemq.broker.region.policy.PolicyMap;
 import org.apache.activemq.store.kahadb.KahaDBPersistenceAdapter;
 import org.wharfmq.perf.options.OptionException;
 import org.wharfmq.perf.workload.ServerMain;
+import org.wharfmq.perf.workload.Target;
 import org.wharfmq.perf.workload.TempFiles;
 
 import java.io.IOException;
@@ -28,7 +29,8 @@ import java.util.List;
 public final class ClassicPeerMain {
 
     /** The stock {@code openwire} connector's options ({@code activemq create}). */
-    static final String CONNECTOR_OPTIONS = "maximumConnections=1000&wireFormat.maxFrameSize=104857600";
+    static final String CONNECTOR_OPTIONS = "maximumConnections=" + Target.CLASSIC_MAX_CONNECTIONS
+            + "&wireFormat.maxFrameSize=104857600";
     /** The stock share of the JVM heap for messages held in memory ({@code memoryUsage percentOfJvmHeap}). */
     static final int MEMORY_PERCENT_OF_HEAP = 70;
     /** The stock limit of messages held for a slow non-durable topic subscriber. */

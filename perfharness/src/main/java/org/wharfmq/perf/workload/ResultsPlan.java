@@ -235,7 +235,7 @@ final class ResultsPlan {
 
     /**
      * The footprint's items: as many queues as seed 004's tests reached by the hundred, and fewer connections than
-     * ActiveMQ Classic's stock limit of 1,000 (its footprint would fail past it).
+     * ActiveMQ Classic's stock limit of 1,000 ({@link Target#CLASSIC_MAX_CONNECTIONS}: its footprint refuses more).
      */
     static final int FOOTPRINT_QUEUES = 2000;
     static final int FOOTPRINT_CONNECTIONS = 900;

@@ -173,6 +173,12 @@ public enum Target {
      * only", an OutOfMemoryError in the broker) where 2 GB took two requesters' and 20 MB ones passed in 1 GB.
      */
     static final long CLASSIC_HEAP_PER_PERSISTENT_MESSAGE = 20;
+    /**
+     * The ActiveMQ Classic broker's stock limit of connections ({@code maximumConnections} of the OpenWire connector
+     * {@code activemq create} writes): a connection past it is dropped as it connects, its client told only that the
+     * channel failed, so a command that would open more refuses beforehand ({@code perf footprint}).
+     */
+    public static final int CLASSIC_MAX_CONNECTIONS = 1000;
     private static final long MIB = 1024L * 1024;
     private static final long GIB = 1024 * MIB;
 

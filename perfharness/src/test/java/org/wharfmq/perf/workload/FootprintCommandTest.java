@@ -2,6 +2,7 @@ package org.wharfmq.perf.workload;
 
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
+import org.wharfmq.perf.options.OptionException;
 
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
@@ -9,6 +10,7 @@ import java.nio.charset.StandardCharsets;
 import java.util.List;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /** {@code wharf perf footprint}: a server in a child JVM, measured before and after queues and idle connections. */
@@ -29,7 +31,7 @@ class FootprintCommandTest {
     /**
      * 30 queues and 30 idle TLS connections ({@code --tls jdk}) on a Wharf in a child JVM: each adds to the server's
      * live heap, so the per-item figures are positive, and the result line gives them for scripts. (Without TLS, and
-     * on Artemis: ReportCommandTest's memory rows.)
+     * on Artemis: ReportCommandTest's memory rows; on ActiveMQ Classic: the last test below.)
      */
     @Test
     @Tag("slow")
@@ -45,5 +47,40 @@ class FootprintCommandTest {
         String out = text.toString(StandardCharsets.UTF_8);
         assertTrue(out.contains(FootprintCommand.RESULT_PREFIX + " target=Wharf queues=30 heapBytesPerQueue="), out);
         assertTrue(out.contains(" tls=jdk"), out);
+    }
+
+    /**
+     * Past ActiveMQ Classic's stock limit of connections its broker drops the connection, and its client says only that
+     * the channel failed: the footprint refuses such a count before it starts anything, naming the limit, its setting
+     * and the fix.
+     */
+    @Test
+    void connectionsPastTheClassicPeersStockLimitAreRefusedBeforeAnythingStarts() {
+        Launcher nothing = (name, args) -> {
+            throw new AssertionError("nothing is started: " + args);
+        };
+        PrintStream quiet = new PrintStream(new ByteArrayOutputStream(), true, StandardCharsets.UTF_8);
+        OptionException e = assertThrows(OptionException.class,
+                () -> FootprintCommand.measure(Target.CLASSIC, 10, 1001, null, nothing, quiet));
+        assertEquals("footprint --peer classic: --connections 1001 is past ActiveMQ Classic's stock limit of 1,000 connections"
+                + " (maximumConnections of its OpenWire connector, kept as activemq create writes it), which drops the"
+                + " connection past it; give --connections 1000 or fewer (perf report's memory rows open 900)", e.getMessage());
+    }
+
+    /**
+     * {@code wharf perf footprint --peer classic}, which the results table's ActiveMQ Classic memory cells come from: the
+     * stock broker in a child JVM, 30 queues and 30 idle connections through Classic's own client, each costing its heap.
+     */
+    @Test
+    @Tag("slow")
+    void theClassicPeersQueuesAndIdleConnectionsEachCostItsHeap() throws Exception {
+        ByteArrayOutputStream text = new ByteArrayOutputStream();
+        FootprintCommand.Result r = FootprintCommand.measure(Target.CLASSIC, 30, 30, null,
+                new ChildJvmLauncher(List.of("-Xmx256m"), line -> { }), new PrintStream(text, true, StandardCharsets.UTF_8));
+        assertEquals("ActiveMQ Classic", r.target());
+        assertTrue(r.heapBytesPerQueue() > 0, "a queue costs the broker heap: " + r);
+        assertTrue(r.heapBytesPerConnection() > 0, "a connection costs the broker heap: " + r);
+        String out = text.toString(StandardCharsets.UTF_8);
+        assertTrue(out.contains(FootprintCommand.RESULT_PREFIX + " target=ActiveMQ-Classic queues=30 "), out);
     }
 }
