@@ -158,7 +158,7 @@ final class HttpLogins {
             return users.verifyPlain(name, password).toCompletableFuture()
                     .get(LOGIN_MODULE_TIMEOUT_SECONDS, TimeUnit.SECONDS);
         }
-        ScramCredential.derive(password, decoySalt, ScramCredential.MIN_ITERATIONS); // as long as a known user takes
+        ScramCredential.derive(password, decoySalt, users.decoyIterations()); // as long as a known user takes
         return null;
     }
 
