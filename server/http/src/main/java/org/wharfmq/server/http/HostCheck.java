@@ -2,7 +2,9 @@ package org.wharfmq.server.http;
 
 import java.net.InetAddress;
 import java.net.UnknownHostException;
+import java.util.List;
 import java.util.Locale;
+import java.util.Set;
 import java.util.regex.Pattern;
 
 /**
@@ -13,8 +15,9 @@ import java.util.regex.Pattern;
  * lets them send the console's header and read the answers, and the listener, going by the address alone, would take
  * them for a local user. Their {@code Host} names that site. So an anonymous local caller passes only when its
  * {@code Host} is absent (no browser omits it), an IP address (a rebinding needs a name), {@code localhost}, or this
- * machine's own host name. Answers from memory but the first time a name must be compared with the host name, which
- * is looked up once, on the calling (worker) thread.
+ * machine's own host name (as {@link InetAddress#getLocalHost()} gives it, or fully qualified). Answers from memory,
+ * but for the first name to compare with the machine's, which are looked up then, once, on the calling (worker)
+ * thread.
  */
 final class HostCheck {
 
@@ -22,8 +25,8 @@ final class HostCheck {
             + "(\\.(25[0-5]|2[0-4]\\d|1\\d\\d|[1-9]?\\d)){3}");
     private static final Pattern IPV6 = Pattern.compile("\\[[0-9a-fA-F:.]+]");
 
-    /** This machine's host name, lower case; "" when it cannot be had; null until first needed. */
-    private volatile String machine;
+    /** This machine's host name and fully qualified name, lower case; none when not known; null until first needed. */
+    private volatile Set<String> machine;
 
     /**
      * Whether {@code host} (a {@code Host} header's value, with or without its port; null when the request has none)
@@ -40,8 +43,7 @@ final class HostCheck {
         if (IPV4.matcher(name).matches() || IPV6.matcher(name).matches() || name.equals("localhost")) {
             return true;
         }
-        String own = machine();
-        return !own.isEmpty() && name.equals(own);
+        return machine().contains(name);
     }
 
     /** The name of a Host header's value: without its port and a final dot, lower case. */
@@ -62,13 +64,15 @@ final class HostCheck {
         return name.toLowerCase(Locale.ROOT);
     }
 
-    private String machine() {
-        String known = machine;
+    private Set<String> machine() {
+        Set<String> known = machine;
         if (known == null) {
             try {
-                known = InetAddress.getLocalHost().getHostName().toLowerCase(Locale.ROOT);
+                InetAddress local = InetAddress.getLocalHost();
+                known = Set.copyOf(List.of(local.getHostName().toLowerCase(Locale.ROOT), // the same twice at times
+                        local.getCanonicalHostName().toLowerCase(Locale.ROOT)));
             } catch (UnknownHostException | SecurityException e) {
-                known = "";
+                known = Set.of();
             }
             machine = known;
         }
