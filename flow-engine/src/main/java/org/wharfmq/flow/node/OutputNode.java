@@ -10,6 +10,8 @@ import org.wharfmq.flow.TransactionMode;
 
 import javax.jms.Destination;
 import javax.jms.JMSException;
+import javax.jms.Queue;
+import javax.jms.Topic;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -21,6 +23,14 @@ import java.util.Map;
  *
  * <p>A reply carries the input message's JMSMessageID as its JMSCorrelationID (the IBM MQ convention requesters
  * select on). Transaction mode AUTOMATIC (the default) follows the flow; YES or NO override it for this node.
+ *
+ * <p>A JMSReplyTo, and a destination list, may have come from whoever sent the message, and the node sends with the
+ * flow's authority (by default the queue manager's own, which may do everything), not the sender's. So a destination
+ * one of them names that is the queue manager's own, a {@code SYSTEM.*} queue (here or, {@code QM2/SYSTEM.X}, on
+ * another queue manager) or a {@code $SYS} topic, goes to {@code failure} unsent: else a message's sender could have
+ * the flow put an admin command on {@code SYSTEM.ADMIN.COMMAND.QUEUE}, a forged record on a channel's sync queue or a
+ * forged event on {@code $SYS/EVENTS}. A flow sends to such a queue only where its definition names it
+ * ({@link #queue}).
  */
 public final class OutputNode extends Node {
 
@@ -94,6 +104,9 @@ public final class OutputNode extends Node {
                 case REPLY_TO -> sendReply(assembly, context);
                 case DESTINATION_LIST -> {
                     for (String destination : assembly.destinations()) {
+                        refuseSystem("queue", destination, "the LocalEnvironment's destination list");
+                    }
+                    for (String destination : assembly.destinations()) {
                         context.send(assembly, context.queue(destination), transactionMode);
                     }
                 }
@@ -105,10 +118,34 @@ public final class OutputNode extends Node {
         context.propagate(this, "out", assembly);
     }
 
+    /**
+     * Refuses a destination that a message could have named ({@code where}) when it is the queue manager's own: a
+     * {@code SYSTEM.*} queue, here or on another queue manager, or a {@code $SYS} topic.
+     *
+     * @throws IllegalArgumentException naming the destination, where it came from, why and the fix
+     */
+    private void refuseSystem(String kind, String name, String where) {
+        boolean system = kind.equals("queue")
+                ? name.substring(name.lastIndexOf('/') + 1).startsWith("SYSTEM.")
+                : name.equals("$SYS") || name.startsWith("$SYS/");
+        if (system) {
+            throw new IllegalArgumentException("Output node '" + name() + "' refuses to send to " + kind + " '" + name
+                    + "', which " + where + " names: it is the queue manager's own (" + (kind.equals("queue")
+                    ? "a SYSTEM.* queue" : "a $SYS topic") + "), and whoever sent the message could have chosen it, to"
+                    + " have the flow act there with its authority (an admin command, a forged record or event). A flow"
+                    + " sends there only where its definition names the queue: OutputNode.queue(\"" + name + "\").");
+        }
+    }
+
     private void sendReply(MessageAssembly assembly, FlowContext context) throws JMSException {
         Object replyTo = assembly.message().headers().get(FlowMessage.JMS_REPLY_TO);
         if (!(replyTo instanceof Destination destination)) {
             throw new JMSException("Output node '" + name() + "' sends replies, but the message has no JMSReplyTo.");
+        }
+        if (destination instanceof Queue q) {
+            refuseSystem("queue", q.getQueueName(), "the message's JMSReplyTo");
+        } else if (destination instanceof Topic t) {
+            refuseSystem("topic", t.getTopicName(), "the message's JMSReplyTo");
         }
         MessageAssembly reply = assembly;
         String requestId = assembly.message().messageId();

@@ -9,13 +9,14 @@ import java.util.function.Function;
  * The server's side of one SCRAM-SHA-256 exchange (RFC 5802, RFC 7677), without channel binding:
  * {@link #serverFirst} answers the client-first-message, {@link #serverFinal} checks the client's proof and returns
  * the server's signature. An unknown user is not revealed: the exchange goes on with a decoy credential (a salt
- * derived from a per-server secret and the name, so asking twice gives the same salt) and fails at the proof, as a
- * wrong password does. One exchange per instance; not thread-safe.
+ * derived from a per-server secret and the name, so asking twice gives the same salt, and the iteration count known
+ * users have) and fails at the proof, as a wrong password does. One exchange per instance; not thread-safe.
  */
 public final class ScramServer {
 
     private final Function<String, ScramCredential> credentials;
     private final byte[] decoySecret;
+    private final int decoyIterations;
     private final String serverNonce;
     private String user;
     private boolean known;
@@ -31,13 +32,28 @@ public final class ScramServer {
      *                    are derived
      */
     public ScramServer(Function<String, ScramCredential> credentials, byte[] decoySecret) {
-        this(credentials, decoySecret, ScramNonces.next());
+        this(credentials, decoySecret, ScramCredential.MIN_ITERATIONS);
+    }
+
+    /**
+     * As {@link #ScramServer(Function, byte[])}, an unknown user's decoy asking for {@code decoyIterations}: the count
+     * the known users' verifiers have (else the count in {@code server-first-message} tells an unknown user from a
+     * known one).
+     */
+    public ScramServer(Function<String, ScramCredential> credentials, byte[] decoySecret, int decoyIterations) {
+        this(credentials, decoySecret, decoyIterations, ScramNonces.next());
     }
 
     /** An exchange with the given nonce: for the RFC's test vectors only. */
     ScramServer(Function<String, ScramCredential> credentials, byte[] decoySecret, String nonce) {
+        this(credentials, decoySecret, ScramCredential.MIN_ITERATIONS, nonce);
+    }
+
+    private ScramServer(Function<String, ScramCredential> credentials, byte[] decoySecret, int decoyIterations,
+                        String nonce) {
         this.credentials = credentials;
         this.decoySecret = decoySecret.clone();
+        this.decoyIterations = decoyIterations;
         this.serverNonce = nonce;
     }
 
@@ -125,7 +141,7 @@ public final class ScramServer {
 
     private ScramCredential decoy(String name) {
         byte[] seed = ScramFunctions.hmac(decoySecret, "decoy:" + name);
-        return new ScramCredential(ScramCredential.MIN_ITERATIONS, Arrays.copyOf(seed, ScramCredential.SALT_BYTES),
+        return new ScramCredential(decoyIterations, Arrays.copyOf(seed, ScramCredential.SALT_BYTES),
                 ScramFunctions.hmac(seed, "stored"), ScramFunctions.hmac(seed, "server"));
     }
 }

@@ -59,6 +59,16 @@ public interface Authenticator {
     AnonymousAccess anonymousAccess();
 
     /**
+     * The PBKDF2 iteration count an unknown user's decoy exchange asks for, and costs: the one most users' verifiers
+     * have (the higher of two as common), so that neither the SCRAM challenge nor the time an HTTP login takes tells
+     * an unknown user from a known one; by default {@link ScramCredential#MIN_ITERATIONS}, {@code bin/wharf user}'s
+     * default.
+     */
+    default int decoyIterations() {
+        return ScramCredential.MIN_ITERATIONS;
+    }
+
+    /**
      * Who a verified TLS client certificate logs in as (the EXTERNAL mechanism): by default nobody; the security file
      * maps subjects to users under {@code certificateUsers:}.
      *

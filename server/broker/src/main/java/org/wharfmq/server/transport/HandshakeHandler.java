@@ -227,7 +227,7 @@ final class HandshakeHandler extends ChannelInboundHandlerAdapter {
             }
             scramUser = logins.authenticator().user(name);
             return scramUser == null ? null : scramUser.credential();
-        }, logins.decoySecret());
+        }, logins.decoySecret(), logins.authenticator().decoyIterations());
         try {
             byte[] challenge = scram.serverFirst(clientFirst);
             user = scram.user();

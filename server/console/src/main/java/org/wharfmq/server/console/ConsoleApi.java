@@ -14,6 +14,7 @@ import org.wharfmq.server.http.HttpCall;
 import org.wharfmq.server.http.HttpRefusal;
 import org.wharfmq.server.http.HttpRoutes;
 import org.wharfmq.server.security.AccessControl;
+import org.wharfmq.server.security.AuditLog;
 import org.wharfmq.server.security.Permission;
 
 import java.io.IOException;
@@ -177,15 +178,23 @@ final class ConsoleApi {
      */
     private static void checkSameSite(HttpCall call) {
         if (!"1".equals(call.header(CSRF_HEADER))) {
-            throw new HttpRefusal(403, "POST " + call.path() + " refused: it lacks the header " + CSRF_HEADER + ": 1, "
-                    + "which the console sends and a page of another site cannot (protection against cross-site "
-                    + "request forgery). Scripts send it too: curl -H '" + CSRF_HEADER + ": 1' ...");
+            throw refused(call, "it lacks the header " + CSRF_HEADER + ": 1, which the console sends and a page of"
+                    + " another site cannot (protection against cross-site request forgery). Scripts send it too: curl"
+                    + " -H '" + CSRF_HEADER + ": 1' ...");
         }
         String site = call.header("Sec-Fetch-Site");
         if (site != null && !site.equals("same-origin") && !site.equals("none")) {
-            throw new HttpRefusal(403, "POST " + call.path() + " refused: the browser says it comes from another site "
-                    + "(Sec-Fetch-Site: " + site + "); the console's actions are taken from its own page only.");
+            throw refused(call, "the browser says it comes from another site (Sec-Fetch-Site: "
+                    + (site.length() > 40 ? site.substring(0, 40) + "..." : site) + "); the console's actions are"
+                    + " taken from its own page only.");
         }
+    }
+
+    /** A POST refused as one another site's page could have made: audited (a forgery tried), and answered 403. */
+    private static HttpRefusal refused(HttpCall call, String why) {
+        String what = "POST " + call.path() + " refused: " + why;
+        AuditLog.refused(call.who(), call.from(), what);
+        return new HttpRefusal(403, what);
     }
 
     private JsonNode body(HttpCall call) {

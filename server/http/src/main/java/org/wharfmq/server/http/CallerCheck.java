@@ -155,10 +155,10 @@ final class CallerCheck extends ChannelInboundHandlerAdapter {
     /** On a worker: who the caller is, and whether it may call the route; else why not. */
     private Checked decide(String authorization, Channel channel, HttpHeaders headers, HttpRoutes.Match match,
                            String path) throws Refused {
-        HttpLogins.Outcome login = logins.login(authorization, channel);
+        HttpLogins.Outcome login = logins.login(authorization, headers.get(HttpHeaderNames.HOST), channel);
         long delay = login.delayMillis();
         if (login.who() == null) {
-            throw new Refused(401, login.refusal(), delay);
+            throw new Refused(login.status(), login.refusal(), delay);
         }
         Identity who = login.who();
         try {

@@ -2,6 +2,7 @@ package org.wharfmq.server.http;
 
 import org.wharfmq.server.security.Identity;
 
+import java.net.SocketAddress;
 import java.nio.charset.StandardCharsets;
 import java.util.List;
 import java.util.Map;
@@ -17,9 +18,10 @@ import java.util.Map;
  * @param body    the body's bytes; empty for none
  * @param who     who sent it: the user it authenticated as, {@link Identity#ANONYMOUS}, or the user of a TLS client
  *                certificate
+ * @param from    where it came from (the caller's address), for the audit log
  */
 public record HttpCall(String method, String path, Map<String, List<String>> query, Map<String, String> headers,
-                       byte[] body, Identity who) {
+                       byte[] body, Identity who, SocketAddress from) {
 
     public HttpCall {
         query = Map.copyOf(query);

@@ -40,14 +40,20 @@ final class HttpLogins {
      * The outcome of a login.
      *
      * @param who         who the request is; null when refused
+     * @param status      the status of the refusal: 401 (log in), or 403 when logging in is not what is missing
      * @param refusal     why it was refused, for the caller (never whether the user exists); null when not
      * @param delayMillis how long the answer waits, for an address that failed too often lately
      */
-    record Outcome(Identity who, String refusal, long delayMillis) {
+    record Outcome(Identity who, int status, String refusal, long delayMillis) {
+
+        Outcome(Identity who, String refusal, long delayMillis) {
+            this(who, 401, refusal, delayMillis);
+        }
     }
 
     private final Logins logins;
     private final String serverName;
+    private final HostCheck hosts = new HostCheck();
     /** The salt of the decoy derivation for unknown users, so they cost what a known user costs. */
     private final byte[] decoySalt;
 
@@ -58,9 +64,9 @@ final class HttpLogins {
     }
 
     /**
-     * Who sent a request with header {@code authorization} (null for none) over {@code channel}.
+     * Who sent a request with headers {@code authorization} and {@code host} (null for none) over {@code channel}.
      */
-    Outcome login(String authorization, Channel channel) {
+    Outcome login(String authorization, String host, Channel channel) {
         InetAddress address = channel.remoteAddress() instanceof InetSocketAddress a ? a.getAddress() : null;
         Authenticator users = logins.authenticator();
         if (authorization == null) {
@@ -71,6 +77,9 @@ final class HttpLogins {
             }
             long delay = delay("", address);
             if (anonymousAllowed(users, address)) {
+                if (users.anonymousAccess() == Authenticator.AnonymousAccess.LOOPBACK && !hosts.namesThisMachine(host)) {
+                    return foreignHost(channel, address, host, delay);
+                }
                 return new Outcome(Identity.ANONYMOUS, null, delay);
             }
             return new Outcome(null, "Queue manager " + serverName + " accepts no anonymous HTTP clients from "
@@ -114,6 +123,23 @@ final class HttpLogins {
         }
     }
 
+    /**
+     * An anonymous caller let in for being on this machine whose request names another host: what a page of another
+     * site sends from a browser on this machine once it has had its name point here (DNS rebinding), refused.
+     */
+    private Outcome foreignHost(Channel channel, InetAddress address, String host, long delay) {
+        String shown = host.length() > 100 ? host.substring(0, 100) + "..." : host;
+        AuditLog.loginFailed("", channel.remoteAddress(), "ANONYMOUS", "an anonymous HTTP request from this machine"
+                + " names host '" + shown + "' (its Host header), not this machine: refused, as a page of another site"
+                + " would send it from a browser here after pointing its name at this machine (DNS rebinding)", delay);
+        return new Outcome(null, 403, "Queue manager " + serverName + " lets anonymous HTTP callers in from this"
+                + " machine only, and this request, from " + address.getHostAddress() + ", names the host '" + shown
+                + "' (its Host header), not this machine: a page of another site that pointed its name at this machine"
+                + " (DNS rebinding) would send that, to use the listener through a browser here. Call it by this"
+                + " machine's address (http://localhost:PORT/, http://127.0.0.1:PORT/ or its host name), or add users"
+                + " (bin/wharf user add) and log in.", delay);
+    }
+
     /** The throttle's delay for a login of {@code user} (as the caller named it) from {@code address}. */
     private long delay(String user, InetAddress address) {
         return address == null ? 0 : logins.throttle().delayMillis(user, address);
@@ -132,7 +158,7 @@ final class HttpLogins {
             return users.verifyPlain(name, password).toCompletableFuture()
                     .get(LOGIN_MODULE_TIMEOUT_SECONDS, TimeUnit.SECONDS);
         }
-        ScramCredential.derive(password, decoySalt, ScramCredential.MIN_ITERATIONS); // as long as a known user takes
+        ScramCredential.derive(password, decoySalt, users.decoyIterations()); // as long as a known user takes
         return null;
     }
 

@@ -170,7 +170,8 @@ final class HttpRequestHandler extends SimpleChannelInboundHandler<FullHttpReque
         Identity who = caller.who();
         CompletionStage<HttpAnswer> answer;
         try {
-            answer = route.handler().handle(new HttpCall(method, uri.path(), uri.parameters(), headers, body, who));
+            answer = route.handler().handle(new HttpCall(method, uri.path(), uri.parameters(), headers, body, who,
+                    channel.remoteAddress()));
         } catch (Exception e) {
             answer = CompletableFuture.completedFuture(failure(route, method, e));
         }

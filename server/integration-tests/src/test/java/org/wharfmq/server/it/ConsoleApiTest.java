@@ -86,16 +86,28 @@ class ConsoleApiTest {
     @Test
     void aPostWithoutTheAntiCsrfHeaderIsRefusedAndChangesNothing() throws Exception {
         server.send("API.KEPT", 2);
-        HttpResponse<String> refused = post("/api/clear-queue", "root", "{\"queue\": \"API.KEPT\"}", false);
+        HttpResponse<String> refused;
+        HttpResponse<String> crossSite;
+        List<String> audit;
+        try (LogCapture capture = LogCapture.of(AuditLog.NAME)) {
+            refused = post("/api/clear-queue", "root", "{\"queue\": \"API.KEPT\"}", false);
+            crossSite = send(request("/api/clear-queue", "root").header("X-Wharf-Console", "1")
+                    .header("Sec-Fetch-Site", "cross-site")
+                    .POST(HttpRequest.BodyPublishers.ofString("{\"queue\": \"API.KEPT\"}")).build());
+            audit = capture.messages();
+        }
         assertEquals(403, refused.statusCode());
         assertTrue(refused.body().startsWith("POST /api/clear-queue refused: it lacks the header X-Wharf-Console: 1,"),
                 refused.body());
-        HttpResponse<String> crossSite = send(request("/api/clear-queue", "root").header("X-Wharf-Console", "1")
-                .header("Sec-Fetch-Site", "cross-site")
-                .POST(HttpRequest.BodyPublishers.ofString("{\"queue\": \"API.KEPT\"}")).build());
         assertEquals(403, crossSite.statusCode());
         assertTrue(crossSite.body().contains("comes from another site (Sec-Fetch-Site: cross-site)"), crossSite.body());
         assertEquals(2, server.browse("API.KEPT"));
+        // each a forgery tried with an admin's login, for the administrators to see
+        assertTrue(audit.stream().anyMatch(line -> line.startsWith("REFUSED user 'root' from /127.0.0.1:")
+                && line.contains(": POST /api/clear-queue refused: it lacks the header X-Wharf-Console: 1,")),
+                audit.toString());
+        assertTrue(audit.stream().anyMatch(line -> line.startsWith("REFUSED user 'root' from /127.0.0.1:")
+                && line.contains("comes from another site (Sec-Fetch-Site: cross-site)")), audit.toString());
     }
 
     @Test

@@ -12,9 +12,6 @@ import org.openqa.selenium.StaleElementReferenceException;
 import org.openqa.selenium.TakesScreenshot;
 import org.openqa.selenium.WebDriver;
 import org.openqa.selenium.WebElement;
-import org.openqa.selenium.chrome.ChromeDriver;
-import org.openqa.selenium.chrome.ChromeDriverService;
-import org.openqa.selenium.chrome.ChromeOptions;
 import org.openqa.selenium.support.ui.ExpectedConditions;
 import org.openqa.selenium.support.ui.WebDriverWait;
 
@@ -31,8 +28,6 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
-import static org.junit.jupiter.api.Assertions.fail;
-import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 /**
  * The web console in a real browser: Debian's headless Chromium driven through its chromedriver (packages
@@ -47,8 +42,6 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
  */
 class ConsoleBrowserTest {
 
-    private static final Path CHROMIUM = Path.of(System.getProperty("wharf.chromium", "/usr/bin/chromium"));
-    private static final Path CHROMEDRIVER = Path.of(System.getProperty("wharf.chromedriver", "/usr/bin/chromedriver"));
     /** How long the page may take to show a change: it refreshes every 2 s. */
     private static final Duration PAGE_WAIT = Duration.ofSeconds(15);
 
@@ -61,31 +54,17 @@ class ConsoleBrowserTest {
     private static ConsoleServer server;
     private static WebDriver browser;
 
-    /** Whether this machine has Chromium and its driver. */
-    private static final boolean PRESENT = Files.isExecutable(CHROMIUM) && Files.isExecutable(CHROMEDRIVER);
-
     @BeforeAll
     static void start() throws Exception {
-        if (!PRESENT && System.getenv("CI") != null) {
-            fail("CI runs the web console's browser test, but " + CHROMIUM + " or " + CHROMEDRIVER + " is missing: "
-                    + ".ci/run installs Debian's chromium and chromium-driver (apt-get install chromium chromium-driver).");
+        if (Chromium.PRESENT) {
+            server = new ConsoleServer(dir);
         }
-        if (!PRESENT) {
-            return; // each test is skipped, saying why (an assumption here would hide them from the test report)
-        }
-        server = new ConsoleServer(dir);
-        ChromeDriverService service = new ChromeDriverService.Builder()
-                .usingDriverExecutable(CHROMEDRIVER.toFile()).usingAnyFreePort().build();
-        ChromeOptions options = new ChromeOptions().setBinary(CHROMIUM.toFile()).addArguments("--headless=new",
-                "--no-sandbox", "--disable-dev-shm-usage", "--disable-gpu", "--window-size=1280,720",
-                "--user-data-dir=" + Files.createDirectories(dir.resolve("chromium")));
-        browser = new ChromeDriver(service, options);
+        browser = Chromium.start(dir.resolve("chromium"));
     }
 
     @BeforeEach
     void chromiumIsHere() {
-        assumeTrue(PRESENT, "No Chromium here (" + CHROMIUM + ", " + CHROMEDRIVER + "): the web console's browser test "
-                + "is skipped. Install Debian's chromium and chromium-driver to run it (CI does).");
+        Chromium.assumePresent();
     }
 
     @AfterAll

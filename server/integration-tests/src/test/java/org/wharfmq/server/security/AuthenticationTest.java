@@ -5,9 +5,11 @@ import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
 import org.wharfmq.jms.WharfConnectionFactory;
 import org.wharfmq.protocol.ProtocolVersion;
 import org.wharfmq.protocol.auth.Mechanisms;
+import org.wharfmq.protocol.auth.ScramCredential;
 import org.wharfmq.protocol.auth.ScramClient;
 import org.wharfmq.protocol.frame.ErrorCode;
 import org.wharfmq.protocol.frame.Frame;
@@ -20,6 +22,8 @@ import org.wharfmq.server.WharfServer;
 import org.wharfmq.server.http.HttpSettings;
 import org.wharfmq.server.http.HttpAnswer;
 import org.wharfmq.server.http.HttpPlugin;
+import org.wharfmq.server.security.file.SecurityFileRealm;
+import org.wharfmq.server.security.file.UsersFileEditor;
 
 import javax.jms.Connection;
 import javax.jms.JMSSecurityException;
@@ -34,6 +38,9 @@ import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.security.SecureRandom;
 import java.time.Duration;
 import java.util.Base64;
 import java.util.Collections;
@@ -100,6 +107,42 @@ class AuthenticationTest {
         JMSSecurityException e = assertThrows(JMSSecurityException.class, () -> factory(usersOnly.server()).createConnection());
         assertTrue(e.getMessage().contains("requires a user name and password") && e.getMessage().contains("SCRAM-SHA-256"),
                 e.getMessage());
+    }
+
+    /**
+     * Users whose verifiers have more iterations than the default ({@code bin/wharf user add --iterations 10000}, as
+     * the threat model advises for weak passwords): an unknown user's challenge asks for as many, so the challenge
+     * does not say who exists. (It asked for 4096, the minimum, whatever the users had.)
+     */
+    @Test
+    void anUnknownUsersChallengeAsksForTheIterationsTheUsersHave(@TempDir Path dir) throws Exception {
+        Path file = dir.resolve("security.yaml");
+        Files.writeString(file, "users: {}\n");
+        UsersFileEditor users = UsersFileEditor.open(file);
+        for (String user : List.of("alice", "bob")) {
+            users.put(user, ScramCredential.create((user + "-pw").toCharArray(), 10_000, new SecureRandom()),
+                    List.of("apps"));
+        }
+        users.save();
+        try (SecurityFileRealm realm = SecurityFileRealm.open(file);
+             TestServer server = TestServer.start(c -> c, config -> WharfServer.builder(config).authenticator(realm)
+                     .start())) {
+            assertEquals("10000", challengeIterations(server.server(), "alice"));
+            assertEquals("10000", challengeIterations(server.server(), "mallory"), "an unknown user's decoy asks for "
+                    + "what the users have");
+        }
+    }
+
+    /** The iteration count the server's SCRAM challenge asks {@code user} for. */
+    private static String challengeIterations(WharfServer server, String user) throws Exception {
+        try (FrameClient client = FrameClient.tcp(server)) {
+            client.send(new Frame.Hello(ProtocolVersion.CURRENT, "decoy", 0));
+            client.expect(Frame.AuthMechanisms.class);
+            client.send(new Frame.Auth(Mechanisms.SCRAM_SHA_256, new ScramClient(user, "guess".toCharArray())
+                    .clientFirst()));
+            String challenge = new String(client.expect(Frame.AuthChallenge.class).data(), StandardCharsets.UTF_8);
+            return challenge.substring(challenge.indexOf(",i=") + 3);
+        }
     }
 
     /** An eavesdropper who recorded a login replays its messages on a new connection: the server's nonce differs. */

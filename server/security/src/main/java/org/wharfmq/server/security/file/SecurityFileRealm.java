@@ -1,6 +1,7 @@
 package org.wharfmq.server.security.file;
 
 import org.wharfmq.protocol.auth.Mechanisms;
+import org.wharfmq.protocol.auth.ScramCredential;
 import org.wharfmq.server.config.ConfigurationException;
 import org.wharfmq.server.security.AccessControl;
 import org.wharfmq.server.security.AccessPolicy;
@@ -12,6 +13,9 @@ import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.attribute.FileTime;
+import java.util.Collection;
+import java.util.HashMap;
+import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.Executors;
@@ -40,8 +44,11 @@ public final class SecurityFileRealm implements Authenticator, AutoCloseable {
     /** The modification time of the file the rules were read from (or that was found bad): reloads look for a change. */
     private FileTime seen;
 
-    /** A reading of the file, with its login module when it names one. */
-    private record Rules(SecurityFile file, JaasAuthenticator jaas) {
+    /**
+     * A reading of the file, with its login module when it names one and the iteration count of unknown users'
+     * decoys ({@link #decoyIterations}).
+     */
+    private record Rules(SecurityFile file, JaasAuthenticator jaas, int decoyIterations) {
     }
 
     private SecurityFileRealm(Path file, javax.security.auth.login.Configuration jaasConfiguration, long pollMillis) {
@@ -118,7 +125,17 @@ public final class SecurityFileRealm implements Authenticator, AutoCloseable {
     }
 
     private Rules read(SecurityFile next) {
-        return new Rules(next, next.jaas() == null ? null : new JaasAuthenticator(next.jaas(), jaasConfiguration));
+        return new Rules(next, next.jaas() == null ? null : new JaasAuthenticator(next.jaas(), jaasConfiguration),
+                mostCommonIterations(next.users().values()));
+    }
+
+    /** The iteration count most of {@code users} have, the higher of two as common; the minimum without users. */
+    private static int mostCommonIterations(Collection<User> users) {
+        Map<Integer, Integer> counts = new HashMap<>();
+        users.forEach(user -> counts.merge(user.credential().iterations(), 1, Integer::sum));
+        return counts.entrySet().stream()
+                .max(Map.Entry.<Integer, Integer>comparingByValue().thenComparing(Map.Entry.comparingByKey()))
+                .map(Map.Entry::getKey).orElse(ScramCredential.MIN_ITERATIONS);
     }
 
     /** The file's rules; none in the file (no {@code permissions:} key): every client may do everything. */
@@ -189,6 +206,11 @@ public final class SecurityFileRealm implements Authenticator, AutoCloseable {
     @Override
     public AnonymousAccess anonymousAccess() {
         return rules.file().anonymousAccess();
+    }
+
+    @Override
+    public int decoyIterations() {
+        return rules.decoyIterations();
     }
 
     /** Stops watching the file. */
