@@ -133,6 +133,11 @@ public final class BrokerManagement implements Management {
         }
     }
 
+    @Override
+    public boolean leadsHere(String queueManager) {
+        return queues.resolver().leadsHere(queueManager);
+    }
+
     private QueueStatus status(LocalQueue queue, long now) {
         QueueSnapshot s = queue.snapshot();
         Long age = s.oldestTimestamp() == 0 ? null : Math.max(0, now - s.oldestTimestamp());

@@ -59,6 +59,13 @@ public interface Management {
     String transmissionQueueTo(String queueManager);
 
     /**
+     * Whether a name qualified by {@code queueManager} ({@code queueManager/Q}) names a queue of this queue manager
+     * (an empty name, its own, or a queue-manager alias that leads here): a few map look-ups, nothing made, for a
+     * check on a channel's message for a qualified name.
+     */
+    boolean leadsHere(String queueManager);
+
+    /**
      * Defines a queue at run time with its settings (each null one at its default; it survives restarts; see
      * docs/operations.md for which wins against the configuration file).
      */

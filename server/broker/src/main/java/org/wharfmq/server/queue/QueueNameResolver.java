@@ -123,9 +123,33 @@ public final class QueueNameResolver {
             if (queueManager.isEmpty() || queueManager.equals(ownName)) {
                 return local(new WireDestination(destination.kind(), queue), creator, 0);
             }
-            return toQueueManager(name, queueManager, queue, true, 0);
+            return toQueueManager(name, queueManager, queue, true, creator, 0);
         }
         return local(destination, creator, 0);
+    }
+
+    /**
+     * Whether a name qualified by {@code queueManager} ({@code queueManager/Q}) names a queue of this queue manager: an
+     * empty name, this queue manager's own, or a queue-manager alias that leads here (through others, none naming a
+     * transmission queue), as {@link #resolve} follows them. One map look-up per alias, nothing made.
+     */
+    public boolean leadsHere(String queueManager) {
+        String name = queueManager;
+        for (int hops = 0; hops <= MAX_HOPS; hops++) {
+            if (name.isEmpty() || name.equals(ownName)) {
+                return true;
+            }
+            QueueReference alias = references.get(name);
+            if (alias == null || !alias.isQueueManagerAlias() || alias.transmissionQueue() != null) {
+                return false;
+            }
+            String target = alias.remoteQueueManager() == null ? name : alias.remoteQueueManager();
+            if (target.equals(name)) {
+                return false;
+            }
+            name = target;
+        }
+        return false; // a loop, which resolve refuses
     }
 
     /**
@@ -177,8 +201,12 @@ public final class QueueNameResolver {
         return new Resolution(transmission, reference.remoteQueueManager(), reference.remoteQueue(), false);
     }
 
-    /** A put to {@code queue} on another queue manager, {@code queueManager}, through its transmission queue. */
-    private Resolution toQueueManager(String name, String queueManager, String queue, boolean qualified, int hops) {
+    /**
+     * A put to {@code queue} on another queue manager, {@code queueManager}, through its transmission queue; or on this
+     * one, through a queue-manager alias that leads here, where a queue created by use is {@code creator}'s.
+     */
+    private Resolution toQueueManager(String name, String queueManager, String queue, boolean qualified,
+                                      QueueCreator creator, int hops) {
         checkHops(name, hops);
         QueueReference alias = references.get(queueManager);
         if (alias != null && alias.isQueueManagerAlias()) {
@@ -188,10 +216,10 @@ public final class QueueNameResolver {
                         "queue-manager alias '" + queueManager + "'"), target, queue, qualified);
             }
             if (target.equals(ownName)) {
-                return local(WireDestination.queue(queue), QueueCreator.ANYONE, hops + 1);
+                return local(WireDestination.queue(queue), creator, hops + 1);
             }
             if (!target.equals(queueManager)) {
-                return toQueueManager(name, target, queue, qualified, hops + 1);
+                return toQueueManager(name, target, queue, qualified, creator, hops + 1);
             }
         }
         return new Resolution(transmissionQueueOf(queueManager, name, hops), queueManager, queue, qualified);

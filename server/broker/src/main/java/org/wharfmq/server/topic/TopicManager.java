@@ -499,6 +499,7 @@ public final class TopicManager {
         if (name == null || name.isEmpty()) {
             throw WharfException.illegalState("A " + (durable ? "durable" : "shared") + " subscription needs a name.");
         }
+        TopicNames.checkSubscriptionName(name, who);
         if (durable && !shared && clientId == null) {
             throw WharfException.illegalState("Durable subscription '" + name + "' needs a client ID: call "
                     + "Connection.setClientID (or use a shared durable subscription, JMS 2.0 section 6.11.1).");
@@ -566,6 +567,7 @@ public final class TopicManager {
     public void unsubscribe(String clientId, String name, Identity who) {
         lock.lock();
         try {
+            TopicNames.checkSubscriptionName(name, who);
             Subscription s = durableNamed(clientId, name, "unsubscribe");
             checkOwner(s, who);
             if (s.consumers() > 0) {

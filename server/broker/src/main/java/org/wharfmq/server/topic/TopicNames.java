@@ -2,6 +2,7 @@ package org.wharfmq.server.topic;
 
 import org.wharfmq.protocol.frame.ErrorCode;
 import org.wharfmq.server.WharfException;
+import org.wharfmq.server.security.Identity;
 
 /**
  * Topic strings as IBM MQ writes them: levels separated by {@code /}, e.g. {@code prices/fx/GBP}. A topic that is
@@ -23,8 +24,31 @@ public final class TopicNames {
      * topic whose first level starts with {@code $} (so a subscription to {@code #} does not receive them).
      */
     public static final String SYSTEM_LEVEL = "$SYS";
+    /**
+     * What the names of the queue manager's own subscriptions begin with: the proxy subscriptions of a publish/subscribe
+     * hierarchy ({@code WHARF.PROXY:QM2:prices/#}, docs/distributed.md), which hold what this queue manager forwards to
+     * another. Only the queue manager's own code makes, uses or ends a subscription so named; a client is refused it,
+     * so that it can neither share in one (and take what another queue manager's subscribers are owed) nor make one
+     * first under the name.
+     */
+    public static final String RESERVED_SUBSCRIPTION_PREFIX = "WHARF.PROXY:";
 
     private TopicNames() {
+    }
+
+    /**
+     * Refuses {@code who} subscription name {@code name} when it is the queue manager's own
+     * ({@link #RESERVED_SUBSCRIPTION_PREFIX}) and {@code who} is not the queue manager's own code.
+     *
+     * @throws WharfException NOT_AUTHORISED naming the subscription, why and the fix
+     */
+    public static void checkSubscriptionName(String name, Identity who) {
+        if (name.startsWith(RESERVED_SUBSCRIPTION_PREFIX) && !who.server()) {
+            throw new WharfException(ErrorCode.NOT_AUTHORISED, who.describeAtStart() + " may not use subscription '"
+                    + name + "': a name beginning '" + RESERVED_SUBSCRIPTION_PREFIX + "' is one of the queue manager's"
+                    + " own, the proxy subscriptions of its publish/subscribe hierarchy, which hold what it forwards to"
+                    + " other queue managers (docs/distributed.md). Choose a subscription name that does not begin so.");
+        }
     }
 
     /** Whether {@code topic} (or a filter) is one of the queue manager's own: its first level is {@value #SYSTEM_LEVEL}. */

@@ -4,6 +4,7 @@ import org.wharfmq.server.config.ConfigurationException;
 import org.wharfmq.server.session.XaBranches.PreparedBranch;
 
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
@@ -59,13 +60,21 @@ final class ChannelAdmin {
      * sent, and it does not start again on a new message. A receiver: its partner's session ends once the batches it
      * has ended are committed, and the partner is refused until then, retrying as its retry settings say.
      *
-     * @return what the operator is told
+     * @return what the operator is told: the channel's {@code name}, {@code type} and, a sender's,
+     *         {@code transmissionQueue}; the {@code batchesInDoubt} it leaves (as {@code display chstatus} shows them;
+     *         empty for a receiver or when none); and the {@code description} for people
      */
-    synchronized String stopChannel(String name) {
+    synchronized Map<String, Object> stopChannel(String name) {
+        Map<String, Object> stopped = new LinkedHashMap<>();
+        stopped.put("name", name);
         if (definitions.definition(name).type() == ChannelDefinition.Type.RECEIVER) {
             definitions.stop(name); // its partner's next open is refused
             running.receivers().endPartner(name);
-            return "Channel " + name + " stopped (its partner's session ends; the sender retries until it is started)";
+            stopped.put("type", "receiver");
+            stopped.put("batchesInDoubt", List.of());
+            stopped.put("description", "Channel " + name + " stopped (its partner's session ends; the sender retries"
+                    + " until it is started)");
+            return stopped;
         }
         SenderChannel sender = running.sender(name);
         definitions.stop(name);
@@ -74,14 +83,19 @@ final class ChannelAdmin {
         String queue = d.transmissionQueue();
         List<ChannelStatus.BatchInDoubt> doubt = ChannelResolution.shown(
                 running.host().management().preparedBranches(), name);
+        stopped.put("type", "sender");
+        stopped.put("transmissionQueue", queue);
+        stopped.put("batchesInDoubt", doubt);
         if (!doubt.isEmpty()) {
             String answer = stoppedInDoubt(name, queue, doubt);
             LOG.log(System.Logger.Level.WARNING, answer + " (stopped by an operator)");
-            return answer;
+            stopped.put("description", answer);
+            return stopped;
         }
-        return "Channel " + name + " stopped (" + (transmissionQueueExists(d) ? "its transmission queue keeps what it"
-                + " has not sent" : "its transmission queue " + queue + " does not exist: define it ('"
-                + SenderChannel.defineQueueCommand(queue) + "') before you start the channel again") + ")";
+        stopped.put("description", "Channel " + name + " stopped (" + (transmissionQueueExists(d) ? "its transmission"
+                + " queue keeps what it has not sent" : "its transmission queue " + queue + " does not exist: define it"
+                + " ('" + SenderChannel.defineQueueCommand(queue) + "') before you start the channel again") + ")");
+        return stopped;
     }
 
     /**

@@ -4,6 +4,7 @@ import org.wharfmq.protocol.message.BodyType;
 import org.wharfmq.protocol.message.TransmissionHeader;
 import org.wharfmq.protocol.message.WireDestination;
 import org.wharfmq.protocol.message.WireMessage;
+import org.wharfmq.server.topic.TopicNames;
 
 import java.util.ArrayList;
 import java.util.List;
@@ -71,8 +72,11 @@ final class HierarchyMessages {
     static final String ANCESTORS = "WHARF_PUBSUB_ANCESTORS";
     /** The most ancestors a member reads from or sends in a set, {@value}: a hierarchy deeper than that is not told. */
     static final int MAX_ANCESTORS = 64;
-    /** The names of proxy subscriptions: this, the partner's name, {@code :}, the filter. */
-    static final String PROXY_PREFIX = "WHARF.PROXY:";
+    /**
+     * The names of proxy subscriptions: this, the partner's name, {@code :}, the filter. Reserved to the queue
+     * manager's own code ({@link TopicNames#RESERVED_SUBSCRIPTION_PREFIX}).
+     */
+    static final String PROXY_PREFIX = TopicNames.RESERVED_SUBSCRIPTION_PREFIX;
     private static final String USER_ID = "JMSXUserID";
 
     private HierarchyMessages() {

@@ -144,12 +144,21 @@ final class ReceiverPuts {
             // neither remembered (SendVerdicts), nor logged, nor written to the dead letter whole
             return deadLetter(message, null, tooLong);
         }
+        String malformed = notANameOfItsOwn(queueManager, q);
+        if (malformed != null) {
+            return deadLetter(message, destination, malformed);
+        }
         if (destination.equals(HierarchyMessages.CONTROL_QUEUE)) {
             return subscriptionSet(from, message);
         }
-        String refusal = queueOfItsOwn(destination);
+        // the queue here the destination names: itself, or the queue a name qualified by this queue manager (through
+        // a queue-manager alias of it) names; null for a queue of another queue manager, routed on as the partner may
+        String local = destination.indexOf(TransmissionHeader.QUALIFIER) < 0 ? destination
+                : host.management().leadsHere(TransmissionHeader.queueManagerOf(destination))
+                ? TransmissionHeader.queueOf(destination) : null;
+        String refusal = local == null ? null : queueOfItsOwn(local);
         if (refusal == null) {
-            refusal = refusal(from, destination);
+            refusal = refusal(from, destination, local);
         }
         if (refusal != null) {
             return deadLetter(message, destination, refusal);
@@ -342,11 +351,12 @@ final class ReceiverPuts {
      * permission, never over a channel (a partner's proxy subscriptions are taken apart, above). A transmission queue
      * takes messages this queue manager addressed to another ({@code QM3/Q}): one the partner put there by its name
      * would keep the transmission header that brought it here, naming this queue manager, and its next receiver would
-     * send it back, and so on.
+     * send it back, and so on. The caller gives the queue a qualified name leads to here ({@code QM1} of
+     * {@code HERE/QM1}, HERE a queue-manager alias of this queue manager).
      */
     private String queueOfItsOwn(String destination) {
-        if (destination.indexOf(TransmissionHeader.QUALIFIER) >= 0 || destination.startsWith(TemporaryNames.PREFIX)) {
-            return null; // another queue manager's name (routed on as the partner may), or a reply's temporary queue
+        if (destination.startsWith(TemporaryNames.PREFIX)) {
+            return null; // a reply's temporary queue
         }
         String queueManager = host.config().name();
         if (SystemQueues.isSystem(destination)) {
@@ -363,9 +373,35 @@ final class ReceiverPuts {
         return null;
     }
 
-    /** Why the partner may not put to {@code destination}, or null when it may. */
-    private String refusal(Partner from, String destination) {
-        if (destination.startsWith(TemporaryNames.PREFIX)) {
+    /**
+     * Why a transmission header that names {@code queueManager} (null: this one) and {@code queue} names no queue a
+     * Wharf queue manager addresses, or null when it does: a queue's name holds no {@code /}, and a queue manager's is
+     * neither empty nor holds one, so a header that says otherwise is a partner's making, to reach by a qualified name
+     * ({@code QM2/SYSTEM.CHANNEL.SYNCQ}, {@code /QM1}) a queue of this queue manager's own that the plain name would
+     * not reach.
+     */
+    private static String notANameOfItsOwn(Object queueManager, String queue) {
+        char qualifier = TransmissionHeader.QUALIFIER;
+        if (queue.indexOf(qualifier) >= 0) {
+            return "its transmission header names the queue '" + queue + "', which holds a '" + qualifier + "': a"
+                    + " queue's name holds none (the queue manager goes in " + TransmissionHeader.QUEUE_MANAGER + "),"
+                    + " and no Wharf queue manager writes one. Check the sending queue manager (its version)";
+        }
+        if (queueManager != null
+                && (!(queueManager instanceof String qm) || qm.isEmpty() || qm.indexOf(qualifier) >= 0)) {
+            return "its transmission header names the queue manager '" + queueManager + "', which is no queue"
+                    + " manager's name (one is not empty and holds no '" + qualifier + "'), and no Wharf queue manager"
+                    + " writes one. Check the sending queue manager (its version)";
+        }
+        return null;
+    }
+
+    /**
+     * Why the partner may not put to {@code destination}, or null when it may. {@code local}: the queue here it names
+     * (itself, or the queue of a name qualified by this queue manager), null when it is another queue manager's.
+     */
+    private String refusal(Partner from, String destination, String local) {
+        if (destination.startsWith(TemporaryNames.PREFIX) && destination.equals(local)) {
             return null; // anyone who has a temporary queue's name may send to it, as JMS has it
         }
         Identity partner = from.user();
@@ -373,12 +409,12 @@ final class ReceiverPuts {
             return "the channel's user, " + partner.describe() + ", may not send to '" + destination + "' (no 'send'"
                     + " permission on it)";
         }
-        if (destination.indexOf(TransmissionHeader.QUALIFIER) < 0 && !exists(destination)) {
+        if (local != null && !local.startsWith(TemporaryNames.PREFIX) && !exists(local)) {
             if (!host.config().autoCreate()) {
-                return "queue manager " + host.config().name() + " has no queue '" + destination + "'";
+                return "queue manager " + host.config().name() + " has no queue '" + local + "'";
             }
-            if (!host.accessControl().allows(partner, Permission.CREATE, destination)) {
-                return "queue manager " + host.config().name() + " has no queue '" + destination + "', and the"
+            if (!host.accessControl().allows(partner, Permission.CREATE, local)) {
+                return "queue manager " + host.config().name() + " has no queue '" + local + "', and the"
                         + " channel's user, " + partner.describe() + ", may not create it (no 'create' permission)";
             }
         }

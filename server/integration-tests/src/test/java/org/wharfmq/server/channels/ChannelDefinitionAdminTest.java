@@ -63,6 +63,12 @@ class ChannelDefinitionAdminTest {
                 + "  maxSubscriptionSetsPerMinute  60\n",
                 AdminCli.ok(url2, "define", "channel", "TO.QM2", "--type", "receiver", "--partner-qmgr", "QM1",
                         "--non-persistent-speed", "normal", "--max-batch-attempts", "3"));
+        // as a program defines one (--json): the definition, and exit status 0 (its "stopped": false is no failure)
+        JsonNode defined = JSON.readTree(AdminCli.ok(url2, "--json", "define", "channel", "TO.QM2.B", "--type",
+                "receiver")).get("result");
+        assertEquals("TO.QM2.B", defined.get("name").asText(), defined.toString());
+        assertFalse(defined.get("stopped").asBoolean(), defined.toString());
+        AdminCli.ok(url2, "delete", "channel", "TO.QM2.B");
         String[] sender = {"channel", "TO.QM2", "--type", "sender", "--connection", "tcp://127.0.0.1:" + qm2Port,
                 "--xmitq", "QM2", "--retry-millis", "50", "--pipeline-length", "2"};
         String shown = AdminCli.ok(qm1.server().tcpUrl(), concat("define", sender));

@@ -54,7 +54,8 @@ class ChannelHostilePartnerTest {
     void start() throws Exception {
         audit = LogCapture.of(AuditLog.NAME);
         qm2 = servers.start(c -> c.name("QM2").autoCreate(false).queue("ORDERS")
-                        .queue(QueueDefinition.transmissionQueue("QM1")),
+                        .queue(QueueDefinition.transmissionQueue("QM1"))
+                        .reference(QueueReference.remote("HERE", null, "QM2", null)), // a queue-manager alias of QM2
                 ChannelDefinition.receiver("TO.QM2", null, "QM1"));
     }
 
@@ -125,6 +126,50 @@ class ChannelHostilePartnerTest {
         assertEquals(0, qm2.server().management().queue("QM1").depth(), "put on the transmission queue");
         assertEquals(1, qm2.server().management().queue(ChannelConfiguration.SYNC_QUEUE).depth(),
                 "a second sync record for TO.QM2");
+    }
+
+    /**
+     * The same queues of QM2's own named by a qualified name, which no Wharf sender writes: the sync records' queue in
+     * a header whose queue is qualified by QM2's name ({@code QM2/SYSTEM.CHANNEL.SYNCQ}) or whose queue manager is
+     * empty ({@code /SYSTEM.CHANNEL.SYNCQ}), and the transmission queue QM1 through HERE, a queue-manager alias of QM2
+     * ({@code HERE/QM1}). Each resolves to the queue here, so each goes to the dead-letter queue with the reason, as
+     * the plain name does; none is put where it names (before, each was: a forged sync record, a message that would go
+     * back and forth).
+     */
+    @Test
+    void aBatchNamingTheQueueManagersOwnQueuesByAQualifiedNameGoesToTheDeadLetterQueueWithTheReason()
+            throws Exception {
+        CoreLink partner = openAsQm1();
+        String sync = ChannelConfiguration.SYNC_QUEUE;
+        partner.write(new Frame.ChannelMessage(ChannelServers.addressed("QM2", "QM2/" + sync, "qualified")));
+        partner.write(new Frame.ChannelMessage(ChannelServers.addressed("", sync, "no queue manager")));
+        partner.write(new Frame.ChannelMessage(ChannelServers.addressed("HERE", "QM1", "through an alias of QM2")));
+        partner.write(new Frame.ChannelMessage(forQm2("ORDERS", "an order")));
+        partner.call(id -> new Frame.ChannelEndBatch(id, 4, 1), ChannelServers.EXPECTED_MS);
+
+        Session inside = servers.connect(qm2.server().vmUrl()).createSession(false, Session.AUTO_ACKNOWLEDGE);
+        assertEquals("an order", ((TextMessage) ChannelServers.next(inside.createConsumer(
+                inside.createQueue("ORDERS")))).getText());
+        MessageConsumer dead = inside.createConsumer(inside.createQueue(DeadLetters.QUEUE));
+        Message qualified = ChannelServers.next(dead);
+        assertEquals("qualified", ((TextMessage) qualified).getText());
+        assertEquals("Channel: its transmission header names the queue 'QM2/" + ChannelConfiguration.SYNC_QUEUE
+                + "', which holds a '/': a queue's name holds none (the queue manager goes in "
+                + TransmissionHeader.QUEUE_MANAGER + "), and no Wharf queue manager writes one. Check the sending"
+                + " queue manager (its version)", qualified.getStringProperty(DeadLetters.REASON_PROPERTY));
+        Message empty = ChannelServers.next(dead);
+        assertEquals("Channel: its transmission header names the queue manager '', which is no queue manager's name"
+                + " (one is not empty and holds no '/'), and no Wharf queue manager writes one. Check the sending queue"
+                + " manager (its version)", empty.getStringProperty(DeadLetters.REASON_PROPERTY));
+        Message alias = ChannelServers.next(dead);
+        assertEquals("HERE/QM1", alias.getStringProperty(DeadLetters.QUEUE_PROPERTY));
+        assertTrue(alias.getStringProperty(DeadLetters.REASON_PROPERTY).startsWith("Channel: 'QM1' is a"
+                + " transmission queue of queue manager QM2, which takes only messages that queue manager addresses to"
+                + " another"), alias.getStringProperty(DeadLetters.REASON_PROPERTY));
+        Receive.nothingMore(dead);
+        assertEquals(0, qm2.server().management().queue("QM1").depth(), "put on the transmission queue");
+        assertEquals(1, qm2.server().management().queue(ChannelConfiguration.SYNC_QUEUE).depth(),
+                "a forged sync record beside TO.QM2's");
     }
 
     /**

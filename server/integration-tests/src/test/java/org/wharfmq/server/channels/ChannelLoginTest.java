@@ -15,6 +15,7 @@ import org.wharfmq.server.security.file.SecurityFileRealm;
 
 import javax.jms.Connection;
 import javax.jms.Message;
+import javax.jms.MessageConsumer;
 import javax.jms.Session;
 import javax.jms.TextMessage;
 import java.nio.file.Path;
@@ -43,8 +44,11 @@ class ChannelLoginTest {
                 + "  - channel: [user:qm1, user:other]\n"
                 + "  - admin: [user:ops]\n"
                 + "  - queue: ORDERS\n    send: [user:qm1]\n    receive: [user:app]\n"
-                + "  - queue: PAYROLL\n    send: [user:app]\n    receive: [user:app]\n");
-        return servers.keep(TestServer.start(c -> c.name("QM2").autoCreate(false).queue("ORDERS").queue("PAYROLL"),
+                + "  - queue: PAYROLL\n    send: [user:app]\n    receive: [user:app]\n"
+                + "  - queue: HERE/NEW\n    send: [user:qm1]\n");
+        return servers.keep(TestServer.start(c -> c.name("QM2").autoCreate(true).queue("ORDERS").queue("PAYROLL")
+                        .queue(QueueDefinition.transmissionQueue("QM9")).defaultTransmissionQueue("QM9")
+                        .reference(QueueReference.remote("HERE", null, "QM2", null)), // a queue-manager alias of QM2
                 config -> WharfServer.builder(config).authenticator(realm).accessControl(realm.accessControl())
                         .plugins(new ChannelsPlugin(new ChannelSettings(List.of(
                                 ChannelDefinition.receiver("TO.QM2", "qm1", "QM1"))))).start()));
@@ -79,6 +83,43 @@ class ChannelLoginTest {
                 dead.getStringProperty(DeadLetters.REASON_PROPERTY), "the reason docs/distributed.md shows");
         assertEquals("PAYROLL", dead.getStringProperty(DeadLetters.QUEUE_PROPERTY));
         assertEquals(0, qm2.server().queueManager().depth("PAYROLL"), "put with the channel user's authority only");
+    }
+
+    /**
+     * A partner's messages for qualified names, with the channel user's authority as any other: one for a queue of
+     * another queue manager whose name begins as a temporary queue's does ({@code TMP.QM7/PAYROLL}) needs the send
+     * permission on it (the temporary queues' exemption is for a temporary queue here), and one for a queue that does
+     * not exist named through a queue-manager alias of QM2 ({@code HERE/NEW}) needs the create permission on it, as
+     * the plain name would. Without them each goes to the dead-letter queue with the reason. (Before, the first went
+     * onto QM2's default transmission queue with no permission asked, and the second created queue NEW.)
+     */
+    @Test
+    void aQualifiedNameNeedsTheSendAndCreatePermissionsAsAnyOther() throws Exception {
+        TestServer qm2 = startQm2();
+        try (CoreLink qm1 = CoreLink.open(qm2.server().tcpUrl(), Map.of(), "qm1", "qm1-pw", "qm1", 0, 5_000)) {
+            qm1.call(id -> new Frame.ChannelOpen(id, "TO.QM2", "QM1", false, Frame.ChannelOpen.NO_RESET), 5_000);
+            qm1.write(new Frame.ChannelMessage(ChannelServers.addressed("TMP.QM7", "PAYROLL", "onward")));
+            qm1.write(new Frame.ChannelMessage(ChannelServers.addressed("HERE", "NEW", "created")));
+            qm1.write(new Frame.ChannelMessage(ChannelServers.addressed("QM2", "ORDERS", "from QM1")));
+            qm1.call(id -> new Frame.ChannelEndBatch(id, 3, 1), ChannelServers.EXPECTED_MS);
+        }
+        Connection ops = servers.keep(new WharfConnectionFactory(qm2.server().tcpUrl()).createConnection("ops",
+                "ops-pw"));
+        ops.start();
+        Session admin = ops.createSession(false, Session.AUTO_ACKNOWLEDGE);
+        MessageConsumer deadLetters = admin.createConsumer(admin.createQueue(DeadLetters.QUEUE));
+        Message onward = ChannelServers.next(deadLetters);
+        assertEquals("onward", ((TextMessage) onward).getText());
+        assertEquals("Channel: the channel's user, user 'qm1', may not send to 'TMP.QM7/PAYROLL' (no 'send'"
+                + " permission on it)", onward.getStringProperty(DeadLetters.REASON_PROPERTY));
+        Message created = ChannelServers.next(deadLetters);
+        assertEquals("created", ((TextMessage) created).getText());
+        assertEquals("Channel: queue manager QM2 has no queue 'NEW', and the channel's user, user 'qm1', may not"
+                + " create it (no 'create' permission)", created.getStringProperty(DeadLetters.REASON_PROPERTY));
+        assertEquals("HERE/NEW", created.getStringProperty(DeadLetters.QUEUE_PROPERTY));
+        assertEquals(0, qm2.server().management().queue("QM9").depth(), "put on the default transmission queue");
+        assertTrue(!qm2.server().management().queueExists("NEW"), "created by use");
+        assertEquals(1, qm2.server().queueManager().depth("ORDERS"));
     }
 
     @Test

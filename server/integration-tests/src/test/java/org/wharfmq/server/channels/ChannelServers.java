@@ -144,6 +144,25 @@ final class ChannelServers implements AutoCloseable {
         return out;
     }
 
+    /**
+     * A persistent text message a partner would send, its transmission header naming {@code queueManager} and
+     * {@code queue} (its JMSDestination {@code queue}), with a message id.
+     */
+    static ByteBuf addressed(String queueManager, String queue, String text) {
+        WireMessage m = new WireMessage();
+        m.bodyType = BodyType.TEXT;
+        m.body = text.getBytes(java.nio.charset.StandardCharsets.UTF_8);
+        m.persistent = true;
+        m.messageId = "ID:" + UUID.randomUUID();
+        m.destination = WireDestination.queue(queue);
+        m.timestamp = System.currentTimeMillis();
+        m.properties.put(TransmissionHeader.QUEUE_MANAGER, queueManager);
+        m.properties.put(TransmissionHeader.QUEUE, queue);
+        ByteBuf out = ByteBufAllocator.DEFAULT.buffer();
+        m.encode(out);
+        return out;
+    }
+
     static int freePort() throws Exception {
         try (ServerSocket free = new ServerSocket(0)) {
             return free.getLocalPort();

@@ -1,6 +1,7 @@
 package org.wharfmq.server.channels;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.wharfmq.jms.WharfConnectionFactory;
@@ -72,13 +73,20 @@ class ChannelStopInDoubtTest {
         proxy.holdReplies(); // QM2's answers wait in the proxy
         sendOrders(1, 6);
         ChannelServers.await(qm2Channels[0], s -> s.lastBatchId() == 2); // committed on QM2, unconfirmed on QM1
-        String stopped = AdminCli.ok(url1, "stop", "channel", "TO.QM2");
+        // as a program reads it (--json): the channel, its transmission queue, the batch it leaves, the description
+        JsonNode stop = new ObjectMapper().readTree(AdminCli.ok(url1, "--json", "stop",
+                "channel", "TO.QM2")).get("result");
+        assertEquals("TO.QM2", stop.path("name").asText(), stop.toString());
+        assertEquals("sender", stop.path("type").asText(), stop.toString());
+        assertEquals("QM2", stop.path("transmissionQueue").asText(), stop.toString());
+        String stopped = stop.path("description").asText() + "\n"; // as wharf admin prints it without --json
 
         JsonNode status = ChannelDefinitionAdminTest.status(url1, "TO.QM2");
         assertEquals("STOPPED", status.get("state").asText());
         assertTrue(status.get("inDoubt").asBoolean(), status.toString());
         assertEquals(1, status.get("batchesInDoubt").size(), status.toString());
         JsonNode inDoubt = status.get("batchesInDoubt").get(0);
+        assertEquals(status.get("batchesInDoubt"), stop.get("batchesInDoubt"), "the stop's answer names the batch");
         assertEquals(2, inDoubt.get("batch").asLong(), inDoubt.toString());
         long messages = inDoubt.get("messages").asLong(); // the orders the channel's thread found delivered
         assertTrue(messages >= 1 && messages <= 5, inDoubt.toString());

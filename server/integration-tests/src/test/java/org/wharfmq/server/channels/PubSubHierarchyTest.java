@@ -401,6 +401,39 @@ class PubSubHierarchyTest {
                 refused.getMessage());
     }
 
+    /**
+     * A client of QM1 that may subscribe to everything cannot share in QM2's proxy subscription on QM1 (a consumer of
+     * it would take, and acknowledge, publications owed to QM2's subscribers, which would never be forwarded), nor
+     * end it, nor make one first under a partner's name for a filter not yet subscribed: the names are the queue
+     * manager's own. Each is refused, naming the subscription, why and the fix; QM2's subscriber gets every
+     * publication. (Before, the proxy subscriptions were owned by nobody, so anyone's.)
+     */
+    @Test
+    void aClientCannotShareInEndOrTakeTheNameOfAProxySubscription() throws Exception {
+        startHierarchy(null);
+        Session onQm2 = session("QM2");
+        MessageConsumer prices = onQm2.createConsumer(onQm2.createTopic("prices/#"));
+        awaitProxies("QM1", proxyName("QM2", "prices/#"));
+
+        Session onQm1 = session("QM1"); // a client over TCP, anonymous: it may do everything a client may
+        Topic topic = onQm1.createTopic("prices/#");
+        JMSException shared = assertThrows(JMSException.class, () -> onQm1.createSharedDurableConsumer(topic,
+                proxyName("QM2", "prices/#"), HierarchyMessages.selectorFor("QM2")));
+        assertEquals("An anonymous client may not use subscription '" + proxyName("QM2", "prices/#") + "': a name"
+                + " beginning 'WHARF.PROXY:' is one of the queue manager's own, the proxy subscriptions of its"
+                + " publish/subscribe hierarchy, which hold what it forwards to other queue managers"
+                + " (docs/distributed.md). Choose a subscription name that does not begin so.", shared.getMessage());
+        assertThrows(JMSException.class, () -> onQm1.unsubscribe(proxyName("QM2", "prices/#")));
+        assertThrows(JMSException.class, () -> onQm1.createSharedConsumer(onQm1.createTopic("news/#"),
+                proxyName("QM3", "news/#")));
+        assertEquals(Set.of(proxyName("QM2", "prices/#")), proxies("QM1"), "made by a client");
+
+        publish(onQm1, "prices/gold", "gold 0", "gold 1", "gold 2", "gold 3");
+        assertEquals(List.of("gold 0", "gold 1", "gold 2", "gold 3"), texts(prices, 4));
+        Receive.nothingMore(prices);
+        assertEquals(4, hierarchies.get("QM1").forwardedTo("QM2"));
+    }
+
     @Test
     void aPartnerSpeaksOnlyForItselfAndOnlyForTopicsItsChannelUserMaySubscribeTo() throws Exception {
         startHierarchy(new AccessControl(PermissionRules.builder().connect("anyone").channel("anyone")

@@ -167,6 +167,8 @@ class ConsoleBrowserTest {
         clickChannelButton("BROWSER.IN", "Stop");
         wait(PAGE_WAIT).until(ExpectedConditions.elementToBeClickable(By.id("confirm-ok"))).click();
         waitForChannel("BROWSER.IN", 3, "STOPPED");
+        assertEquals("Channel BROWSER.IN stopped (its partner's session ends; the sender retries until it is"
+                + " started).", browser.findElement(By.id("status")).getText(), "the stop's description");
         // the table is drawn again as the status refreshes: the cell is read again when it was replaced meanwhile
         String reason = wait(PAGE_WAIT).ignoring(StaleElementReferenceException.class).until(d ->
                 d.findElement(By.cssSelector("#channels tr[data-channel='BROWSER.IN'] td.reason")).getText());

@@ -189,6 +189,29 @@ class DistributedDefinitionsTest {
         assertEquals(2, testServer.server().queueManager().depth("QM2"));
     }
 
+    /**
+     * A name qualified by a queue-manager alias of this queue manager ({@code HERE/NEW}, HERE leading to QM1) names
+     * queue NEW here, which a put creates by use only as the user may create it: the send permission on the name does
+     * not do. (Before, the alias's resolution created it for anyone, past the create permission and the user's quota.)
+     */
+    @Test
+    void aQueueCreatedByUseThroughAQueueManagerAliasOfThisOneNeedsTheCreatePermission() throws Exception {
+        AccessControl rules = new AccessControl(PermissionRules.builder().connect("anyone")
+                .queue("**", Permission.SEND, "anyone").build(), "security file test.yaml");
+        testServer = TestServer.start(c -> c.name("QM1").autoCreate(true)
+                        .reference(QueueReference.remote("HERE", null, "QM1", null)),
+                config -> WharfServer.builder(config).accessControl(rules).start());
+        try (Connection connection = connect()) {
+            Session session = connection.createSession(false, Session.AUTO_ACKNOWLEDGE);
+            // the producer's creation finds (or creates) the queue its name leads to, as the send would
+            JMSSecurityException refused = assertThrows(JMSSecurityException.class, () -> session.createProducer(
+                    session.createQueue("queue://HERE/NEW")).send(session.createTextMessage("one")));
+            assertTrue(refused.getMessage().startsWith("An anonymous client may not create queue 'NEW': no 'create'"
+                    + " permission"), refused.getMessage());
+        }
+        assertTrue(!testServer.server().management().queueExists("NEW"), "created by use");
+    }
+
     private Connection connect() throws Exception {
         Connection connection = new WharfConnectionFactory(testServer.server().tcpUrl()).createConnection();
         connection.start();

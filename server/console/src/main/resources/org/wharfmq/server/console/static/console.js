@@ -439,7 +439,7 @@ async function stopChannel(c) {
     : "Its partner's session ends and the partner is refused, even across restarts, until started; the sender"
       + ' retries.';
   if (!await confirmed('Stop channel ' + c.name + '? ' + what)) return;
-  run('Stop of channel ' + c.name, 'stop-channel', { channel: c.name }, text => text + '.');
+  run('Stop of channel ' + c.name, 'stop-channel', { channel: c.name }, stopped => stopped.description + '.');
 }
 
 /**
