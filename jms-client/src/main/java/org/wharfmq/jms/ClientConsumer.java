@@ -72,6 +72,21 @@ final class ClientConsumer implements CoreConsumer.Decoder<WharfMessage> {
     }
 
     /**
+     * Waits until a message is there for the next receive to return at once, taking none
+     * ({@link CoreConsumer#awaitDelivery}).
+     *
+     * @param timeoutNanos how long to wait; negative without limit
+     * @return whether one is there; false on timeout, when the thread is interrupted, or once the consumer is closed
+     */
+    boolean awaitMessage(long timeoutNanos) throws JMSException {
+        try {
+            return core.awaitDelivery(timeoutNanos);
+        } catch (ClientException e) {
+            throw connection.toJms(e);
+        }
+    }
+
+    /**
      * JMSConsumer.receiveBody: {@link #receive} that returns the body as {@code type}. A message whose body cannot be
      * returned so (a plain Message, a StreamMessage, an unassignable or undeserialisable body) throws
      * MessageFormatException; in AUTO and DUPS_OK mode it is then recovered, to be delivered again, as if a

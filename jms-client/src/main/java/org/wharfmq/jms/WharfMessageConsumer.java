@@ -100,6 +100,22 @@ public final class WharfMessageConsumer implements QueueReceiver, TopicSubscribe
     }
 
     /**
+     * Waits up to {@code timeout} ms (0 = forever) until this consumer holds a message that its next receive returns
+     * without waiting, and takes none (not JMS: Wharf's own). A consumer of an XA session waits so before it begins
+     * the transaction its receive belongs to, so that it begins none while its queue is idle. The message was handed
+     * to this consumer alone: no other consumer takes it meanwhile. It can still be gone by the receive (it expired,
+     * or the connection was lost and the server took it back): the receive then waits as usual.
+     *
+     * @return whether such a message is there; false on timeout, when the thread is interrupted, or once the consumer
+     * is closed (another thread's {@link #close()} ends the wait at once)
+     * @throws JMSException when the connection is lost for good or the server refused this consumer
+     */
+    public boolean awaitMessage(long timeout) throws JMSException {
+        checkSynchronous();
+        return core.awaitMessage(timeoutNanos(timeout));
+    }
+
+    /**
      * JMSConsumer.receiveBody: the body of the next message.
      *
      * @param timeout ms to wait; 0 = do not wait (receiveNoWait); negative = without limit

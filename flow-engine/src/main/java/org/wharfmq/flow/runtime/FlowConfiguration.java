@@ -11,9 +11,18 @@ public final class FlowConfiguration {
      * How long an instance's read waits before it looks at the stop flag again, in ms: {@value}. Bounds how long
      * an idle instance takes to notice that its flow is draining. A JMSInput node's reader waits this long as a busy
      * reader, then (idle) on up to the node's receiveTimeout, a wait the flow's stop ends at once
-     * ({@link StoppableReceive}).
+     * ({@link StoppableReceive}); a coordinated reader of a Wharf queue or topic waits {@link #IDLE_WAIT_MILLIS}
+     * instead.
      */
     public static final long POLL_MILLIS = 100;
+
+    /**
+     * How long a coordinated reader of a Wharf queue or topic waits for a message before it looks again, in ms:
+     * {@value}. It waits without a transaction (it begins one only once a message is there), a message ends the wait
+     * at once and so does the flow's stop ({@link StoppableReceive}), so an idle reader costs one wake-up per this
+     * long.
+     */
+    public static final long IDLE_WAIT_MILLIS = 60_000;
 
     /**
      * How long a busy reader keeps a data source's connection (and the statements prepared on it) from one invocation

@@ -47,8 +47,14 @@ import java.util.List;
  * <h2>Coordinated</h2>
  * A transactional reader of a coordinated flow ({@link XaCoordination}) reads with an XA session: each invocation is
  * a transaction of the transaction manager, begun (and the session enlisted) before each read, so that the get, the
- * sends and the XA data sources' work commit or roll back together. A read that finds no message within
- * {@link FlowConfiguration#POLL_MILLIS} rolls its empty transaction back.
+ * sends and the XA data sources' work commit or roll back together. It begins the transaction only once a message is
+ * there: it waits first, without a transaction, until its consumer holds one ({@link MessageArrivals}: the server has
+ * handed it to this consumer alone, so no other consumer takes it before the read), up to
+ * {@link FlowConfiguration#IDLE_WAIT_MILLIS} at a time; a message ends the wait at once, and so does the flow's stop
+ * ({@link StoppableReceive}, which closes the consumer). So an idle reader begins no transaction. A read that finds
+ * nothing all the same (the message expired, or a lost connection gave it back to the server) rolls its empty
+ * transaction back. (Its database connections are never kept from one invocation to the next: each transaction's
+ * end gives them back.)
  */
 final class FlowInstance extends InputReader {
 
@@ -57,6 +63,8 @@ final class FlowInstance extends InputReader {
     private final InputNode input;
     private final boolean transactional;
     private final String selector;
+    /** A coordinated reader's waits for a message, which the flow's stop ends. */
+    private final StoppableReceive waiting = new StoppableReceive();
     private MessageConsumer consumer;
 
     /**
@@ -129,11 +137,14 @@ final class FlowInstance extends InputReader {
     void work() throws JMSException {
         while (flow.isRunning()) {
             if (coordination != null) {
+                if (!waiting.await(consumer, coordination.arrivals(), FlowConfiguration.IDLE_WAIT_MILLIS)) {
+                    continue; // idle: no transaction begun
+                }
                 invocation.begin(xaSession);
             }
             Message message = consumer.receive(FlowConfiguration.POLL_MILLIS);
             if (message == null && coordination != null) {
-                invocation.rollback(); // the empty transaction
+                invocation.rollback(); // the empty transaction: the message went (expired, or a reconnection took it)
             }
             if (message != null) {
                 process(message);
@@ -141,6 +152,12 @@ final class FlowInstance extends InputReader {
                 database.idle(); // the connections kept while messages came go back to their pools
             }
         }
+    }
+
+    /** Ends a coordinated reader's wait at once: the flow stops. */
+    @Override
+    void stopWaiting() {
+        waiting.stop();
     }
 
     private void process(Message message) throws JMSException {

@@ -12,7 +12,8 @@ import java.util.concurrent.atomic.LongAdder;
 
 /**
  * A running flow's counters: invocations (messages read), failures (invocations rolled back or failed), backouts
- * (messages sent to the failure terminal, backout queue or dead-letter queue), and per node. Counting is always
+ * (messages sent to the failure terminal, backout queue or dead-letter queue), reconnections, the XA transactions a
+ * coordinated flow began, and per node. Counting is always
  * on (a few adds per node); elapsed and CPU time are measured only while {@link #timing(boolean) timing} is on,
  * because reading the thread CPU clock per node costs measurable throughput.
  */
@@ -24,6 +25,7 @@ public final class FlowStatistics {
     final LongAdder failures = new LongAdder();
     final LongAdder backouts = new LongAdder();
     final LongAdder reconnects = new LongAdder();
+    final LongAdder xaTransactions = new LongAdder();
     final LongAdder elapsedNanos = new LongAdder();
     final LongAdder cpuNanos = new LongAdder();
     private volatile boolean timing;
@@ -66,6 +68,16 @@ public final class FlowStatistics {
         return reconnects.sum();
     }
 
+    /**
+     * XA transactions the flow's coordinated readers began (docs/flows.md, "Coordinated transactions"): one per
+     * transactional invocation, and the empty ones, which found no message (an idle JMSInput reader of an XA provider's,
+     * one per receiveTimeout; a Wharf reader's whose message went before its read); 0 for a flow that is not
+     * coordinated.
+     */
+    public long xaTransactions() {
+        return xaTransactions.sum();
+    }
+
     /** Messages handed to the failure terminal, backout queue or dead-letter queue. */
     public long backouts() {
         return backouts.sum();
@@ -95,8 +107,9 @@ public final class FlowStatistics {
     public String render(String flowName) {
         StringBuilder sb = new StringBuilder();
         long n = invocations();
-        sb.append(String.format("flow %s: invocations %d, failures %d, backouts %d, reconnects %d, timing %s%n", flowName,
-                n, failures(), backouts(), reconnects(), timing ? "on" : "off"));
+        sb.append(String.format("flow %s: invocations %d, failures %d, backouts %d, reconnects %d, xa transactions %d,"
+                + " timing %s%n", flowName, n, failures(), backouts(), reconnects(), xaTransactions(),
+                timing ? "on" : "off"));
         if (n > 0 && elapsedNanos() > 0) {
             sb.append(String.format("  per invocation: elapsed %.1f us, cpu %.1f us%n", elapsedNanos() / 1e3 / n,
                     cpuNanos() / 1e3 / n));

@@ -200,6 +200,7 @@ final class Invocation implements FlowContext {
             }
             ended();
             coordinator.begin();
+            statistics.xaTransactions.increment();
         } catch (NotSupportedException | SystemException | RuntimeException e) {
             throw jmsException("cannot begin its transaction", e);
         }

@@ -37,6 +37,11 @@ public record BenchmarkDatabase(List<String> schema, String count) {
     public static final String URL_PROPERTY = "wharf.perf.database";
     /** The user of {@value #URL_PROPERTY}'s database. */
     public static final String USER_PROPERTY = "wharf.perf.database.user";
+    /**
+     * The system property that makes the flow's data source {@code xa: true} when {@code true}: set by the runner for
+     * {@code --database h2-xa} and {@code postgres-xa}, in its JVM and in the server JVMs it starts.
+     */
+    public static final String XA_PROPERTY = "wharf.perf.database.xa";
     /** The user of an H2 of the harness's own (H2's default). */
     private static final String H2_USER = "sa";
     /** Its password: none (the database lives in the run's temporary directory only, or trusts the loopback). */

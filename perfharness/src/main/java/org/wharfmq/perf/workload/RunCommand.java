@@ -68,7 +68,8 @@ public final class RunCommand {
               --metrics on|scrape the server runs its metrics (Micrometer, JMX) and HTTP listener; with
                                   scrape it also scrapes its own /metrics every second (Wharf only)
               --database DB       F-DB-*: h2 (an embedded H2 each for the flow and its loop) or postgres
-                                  (a PostgreSQL server started for the run from zonky's binaries)  [h2]
+                                  (a PostgreSQL server started for the run from zonky's binaries); h2-xa,
+                                  postgres-xa: the same with the flow's data source xa: true  [h2]
               --url URL           use a running Wharf instead of starting one (no CPU figures)
               --peer PEER         artemis (ActiveMQ Artemis) or classic (ActiveMQ Classic), built in;
                                   replicated (Wharf as a replicated queue manager: three wharf server
@@ -545,7 +546,8 @@ public final class RunCommand {
                             }
                             if (!RunDatabase.KINDS.contains(v)) {
                                 throw new OptionException("--database " + v + ": use h2 (an embedded H2, the default) or "
-                                        + "postgres (a PostgreSQL server started for the run)");
+                                        + "postgres (a PostgreSQL server started for the run), or h2-xa or postgres-xa (the "
+                                        + "same, the flow's data source xa: true)");
                             }
                             database = v;
                         }

@@ -317,7 +317,8 @@ public final class ServerMain {
 
     /**
      * The flow host's settings: the defaults; for a database workload its data source
-     * ({@value BenchmarkDatabase#DATA_SOURCE}) on the H2 at {@code database}, whose tables are created first; for
+     * ({@value BenchmarkDatabase#DATA_SOURCE}) on the H2 at {@code database} (XA when
+     * {@value BenchmarkDatabase#XA_PROPERTY} says so), whose tables are created first; for
      * F-FILE and F-FILE-OUT their folder (created) as the one directory flows may use; for F-JMS the other provider, the Wharf server
      * at {@code jmsProvider}.
      */
@@ -327,7 +328,8 @@ public final class ServerMain {
         if (database != null) {
             flow.database().create(database);
             settings = settings.withDataSources(List.of(new DataSourceConfig(BenchmarkDatabase.DATA_SOURCE,
-                    database, BenchmarkDatabase.user(), BenchmarkDatabase.PASSWORD)));
+                    database, BenchmarkDatabase.user(), BenchmarkDatabase.PASSWORD)
+                    .withXa(Boolean.getBoolean(BenchmarkDatabase.XA_PROPERTY))));
         }
         Path files = flow == null ? null : flow.inputDirectory(data) != null ? flow.inputDirectory(data)
                 : flow.outputDirectory(data);

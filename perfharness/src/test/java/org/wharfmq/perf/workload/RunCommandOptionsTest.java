@@ -82,8 +82,10 @@ class RunCommandOptionsTest {
     void databaseChoosesTheDatabaseOfTheDatabaseWorkloadsOnly() {
         assertEquals("h2", RunCommand.parse(new String[] {"F-DB-UPDATE"}, false).database(), "an embedded H2 by default");
         assertEquals("postgres", RunCommand.parse(new String[] {"F-DB-RETRIEVE", "--database", "postgres"}, false).database());
+        assertEquals("h2-xa", RunCommand.parse(new String[] {"F-DB-INSERT", "--database", "h2-xa"}, false).database());
         assertEquals("--database mysql: use h2 (an embedded H2, the default) or postgres (a PostgreSQL server started "
-                + "for the run)", assertThrows(OptionException.class,
+                + "for the run), or h2-xa or postgres-xa (the same, the flow's data source xa: true)",
+                assertThrows(OptionException.class,
                 () -> RunCommand.parse(new String[] {"F-DB-INSERT", "--database", "mysql"}, false)).getMessage());
         assertEquals("--database chooses the database of the F-DB-* workloads: F-PARSE uses none",
                 assertThrows(OptionException.class,

@@ -378,13 +378,49 @@ public final class CoreConsumer implements DeliveryTarget {
                     return d;
                 }
             }
-            long remaining = timeoutNanos < 0 ? -1 : deadline - System.nanoTime();
-            if (timeoutNanos >= 0 && remaining <= 0) {
+            if (!awaitArrival(timeoutNanos, deadline)) {
                 return null;
             }
-            connection.flushSoonFrames();   // a frame the wait may need (this consumer's opening) goes now; acks wait
-            if (!arrival.await(remaining) && Thread.currentThread().isInterrupted()) {
-                return null;
+        }
+    }
+
+    /**
+     * One wait of {@link #take} or {@link #awaitDelivery} for what may end it (a delivery, a close, a failure).
+     *
+     * @return false when the time ran out or the thread is interrupted
+     */
+    private boolean awaitArrival(long timeoutNanos, long deadline) {
+        long remaining = timeoutNanos < 0 ? -1 : deadline - System.nanoTime();
+        if (timeoutNanos >= 0 && remaining <= 0) {
+            return false;
+        }
+        connection.flushSoonFrames();   // a frame the wait may need (this consumer's opening) goes now; acks wait
+        return arrival.await(remaining) || !Thread.currentThread().isInterrupted();
+    }
+
+    /**
+     * Waits until a delivery is buffered, which the next {@link #take} or {@link #next} then returns without waiting,
+     * taking none: what a user waits with before it begins the work its receive belongs to (an XA branch), so that
+     * an idle consumer begins none. A buffered delivery was handed to this consumer alone: no other consumer of the
+     * queue can take it meanwhile. It can still be gone by the next receive (it expired, or the link was lost and the
+     * server took it back), which then waits as usual.
+     *
+     * @param timeoutNanos negative to wait without limit
+     * @return whether a delivery is buffered; false on timeout, when the thread is interrupted or once the consumer is
+     * closed (another thread's close ends the wait at once)
+     * @throws ClientException when the connection is lost for good or the server refused this consumer
+     */
+    public boolean awaitDelivery(long timeoutNanos) throws ClientException {
+        long deadline = System.nanoTime() + timeoutNanos;
+        while (true) {
+            if (closedOrFailed()) {
+                return false;
+            }
+            if (connection.isStarted() && hasBuffered()) {
+                return true;
+            }
+            if (!awaitArrival(timeoutNanos, deadline)) {
+                return false;
             }
         }
     }

@@ -16,6 +16,7 @@ import org.wharfmq.flow.runtime.JmsProvider;
 import org.wharfmq.flow.runtime.RunningFlow;
 import org.wharfmq.flow.runtime.XaCoordination;
 import org.wharfmq.jms.WharfConnectionFactory;
+import org.wharfmq.jms.WharfMessageConsumer;
 import org.wharfmq.jms.WharfXAConnectionFactory;
 import org.wharfmq.server.ServerPlugin;
 import org.wharfmq.server.admin.AdminCommands;
@@ -25,6 +26,7 @@ import org.wharfmq.server.management.Management;
 
 import javax.jms.ConnectionFactory;
 import javax.jms.JMSException;
+import javax.jms.MessageConsumer;
 import javax.sql.DataSource;
 import java.io.IOException;
 import java.nio.file.Files;
@@ -215,7 +217,15 @@ public final class FlowHost implements ServerPlugin {
             throw e;
         }
         coordination = new XaCoordination(transactions.transactionManager(), xaFactory,
-                QueueManagerBranch.enlisting());
+                QueueManagerBranch.enlisting(), FlowHost::awaitMessage);
+    }
+
+    /**
+     * How a coordinated reader waits for a message before it begins its transaction: on its consumer's buffer (the
+     * readers' consumers are the Wharf client's, of the in-VM XA connection).
+     */
+    private static boolean awaitMessage(MessageConsumer consumer, long millis) throws JMSException {
+        return ((WharfMessageConsumer) consumer).awaitMessage(millis);
     }
 
     /**

@@ -523,13 +523,29 @@ abstract class DatabaseFlowContract {
     }
 
     void send(int id, String customer, String note, boolean fail) throws Exception {
-        TextMessage message = session.createTextMessage(note);
-        message.setIntProperty("id", id);
-        message.setStringProperty("customer", customer);
+        TextMessage message = order(id, customer, note);
         if (fail) {
             message.setBooleanProperty("fail", true);
         }
         producer.send(session.createQueue("ORDERS"), message, DeliveryMode.PERSISTENT, 4, 0);
+    }
+
+    /**
+     * Sends an order to {@code queue} that the server holds for {@code delayMillis} before its consumers see it (a JMS
+     * delivery delay).
+     */
+    void sendLater(String queue, int id, String customer, String note, long delayMillis) throws Exception {
+        try (MessageProducer later = session.createProducer(session.createQueue(queue))) {
+            later.setDeliveryDelay(delayMillis);
+            later.send(order(id, customer, note), DeliveryMode.PERSISTENT, 4, 0);
+        }
+    }
+
+    private TextMessage order(int id, String customer, String note) throws Exception {
+        TextMessage message = session.createTextMessage(note);
+        message.setIntProperty("id", id);
+        message.setStringProperty("customer", customer);
+        return message;
     }
 
     List<Message> receive(String queue, int count) throws Exception {

@@ -5,13 +5,18 @@ import org.wharfmq.flow.TransactionMode;
 import org.wharfmq.flow.node.DatabaseNode;
 import org.wharfmq.flow.node.InputNode;
 import org.wharfmq.flow.node.OutputNode;
+import org.wharfmq.flow.runtime.FlowConfiguration;
+import org.wharfmq.flow.runtime.RunningFlow;
 import org.junit.jupiter.api.Test;
 import org.wharfmq.server.TestServer;
 
+import javax.jms.Message;
 import java.sql.ResultSet;
 import java.sql.Statement;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.TimeUnit;
+import java.util.stream.IntStream;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
@@ -23,6 +28,9 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * that the contract asks.
  */
 class DatabaseFlowXaH2Test extends DatabaseFlowContract {
+
+    /** How long the server holds a message sent while the reader idles: ten of the old reader's 100 ms polls. */
+    private static final long IDLE_MILLIS = 1000;
 
     @Override
     TestDatabase database() {
@@ -100,6 +108,64 @@ class DatabaseFlowXaH2Test extends DatabaseFlowContract {
             }
         }
         return ids;
+    }
+
+    /**
+     * An idle coordinated reader of a Wharf queue begins no XA transaction: it waits for a message without one and
+     * begins one only once its consumer holds a message. The second order is sent with a delivery delay, so the server
+     * holds it while the reader idles (the reader that began a transaction before each 100 ms poll began and rolled
+     * back about ten empty ones meanwhile), and the reader processes it as it comes (its wait ends on the message's
+     * arrival, not after its {@link FlowConfiguration#IDLE_WAIT_MILLIS}, longer than the receive's timeout): one
+     * transaction per message, no more. A marker held longer still shows the reader idle when the flow is undeployed,
+     * which ends its wait at once (not after the wait's 60 s), beginning no transaction either.
+     */
+    @Test
+    void anIdleReaderBeginsNoTransactionWakesForTheNextMessageAndStopsAtOnce() throws Exception {
+        flowHost.deploy(new OrderFlow(), 1);
+        RunningFlow flow = flowHost.flow("orders").running();
+        send(1, "idle", "first", false);
+        assertEquals(1, receive("ORDERS.DONE", 1).get(0).getIntProperty("id"));
+
+        sendLater("ORDERS", 2, "idle", "after the idle time", IDLE_MILLIS);
+        assertEquals(2, receive("ORDERS.DONE", 1).get(0).getIntProperty("id"));
+        assertEquals(2, flow.statistics().xaTransactions(), "transactions begun besides one per message");
+
+        sendLater("IDLE.MARK", 3, "marker", "the reader idles meanwhile", IDLE_MILLIS);
+        assertEquals(3, receive("IDLE.MARK", 1).get(0).getIntProperty("id"));
+        long stopping = System.nanoTime();
+        assertTrue(flowHost.undeploy("orders"), "the flow did not drain");
+        long stopMillis = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - stopping);
+        assertTrue(stopMillis < FlowConfiguration.IDLE_WAIT_MILLIS / 2, "undeploying took " + stopMillis
+                + " ms: it waited for the idle reader's wait to end by itself");
+        assertEquals(2, flow.statistics().xaTransactions(), "transactions begun besides one per message");
+        assertEquals(2, flow.statistics().invocations());
+        assertEquals(List.of("1 idle first", "2 idle after the idle time"), rows());
+        assertEquals(0, testServer.server().queueManager().depth("ORDERS"));
+    }
+
+    /**
+     * Two idle readers wait for the same queue: each message is handed to one reader's consumer alone, so the reader
+     * woken for it reads it, and no reader begins a transaction for a message the other took. Each order is processed
+     * once, in one transaction.
+     */
+    @Test
+    void readersWaitingForOneQueueBeginOneTransactionPerMessage() throws Exception {
+        flowHost.deploy(new OrderFlow(), 2);
+        RunningFlow flow = flowHost.flow("orders").running();
+        int orders = 20;
+        for (int id = 1; id <= orders; id++) {
+            send(id, "shared", "order " + id, false);
+        }
+        List<Integer> done = new ArrayList<>();
+        for (Message message : receive("ORDERS.DONE", orders)) {
+            done.add(message.getIntProperty("id"));
+        }
+        assertTrue(flowHost.undeploy("orders"), "the flow did not drain");
+        done.sort(null);
+        assertEquals(IntStream.rangeClosed(1, orders).boxed().toList(), done, "an order lost or processed twice");
+        assertEquals(orders, rows().size());
+        assertEquals(orders, flow.statistics().xaTransactions(), "transactions begun besides one per message");
+        assertEquals(0, testServer.server().queueManager().depth("ORDERS.DONE"), "an order processed twice");
     }
 
     /** Narayana's settings are the JVM's: a second coordinated flow host is refused while the first runs. */

@@ -84,7 +84,8 @@ class JmsXaIdleProbe {
         }
     }
 
-    private static long readerThread(ThreadMXBean threads, String name) {
+    /** The id of the thread named {@code name}. */
+    static long readerThread(ThreadMXBean threads, String name) {
         for (ThreadInfo info : threads.getThreadInfo(threads.getAllThreadIds())) {
             if (info != null && info.getThreadName().equals(name)) {
                 return info.getThreadId();
@@ -93,7 +94,8 @@ class JmsXaIdleProbe {
         throw new AssertionError("no thread " + name);
     }
 
-    private static long field(String io, String key) {
+    /** A field of {@code /proc/self/io}'s text. */
+    static long field(String io, String key) {
         for (String line : io.split("\n")) {
             if (line.startsWith(key + ":")) {
                 return Long.parseLong(line.substring(key.length() + 1).trim());

@@ -4,6 +4,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.wharfmq.jms.WharfConnectionFactory;
+import org.wharfmq.jms.WharfMessageConsumer;
 import org.wharfmq.jms.WharfXAConnectionFactory;
 import org.wharfmq.jms.jndi.WharfInitialContextFactory;
 import org.wharfmq.jms.jndi.WharfObjectFactory;
@@ -153,6 +154,33 @@ class XaTest {
         assertTrue(m1.getJMSRedelivered());
         assertEquals(2, m1.getIntProperty("JMSXDeliveryCount"));
         Receive.nothingMore(again);
+    }
+
+    /**
+     * {@code WharfMessageConsumer.awaitMessage} waits, outside any branch, until the consumer holds a message for its
+     * next receive, and takes nothing: the message was handed to this consumer alone (another consumer of the queue
+     * finds none), a branch begun afterwards receives it, and that branch's rollback gives it back, redelivered.
+     */
+    @Test
+    void awaitMessageWaitsOutsideABranchForAMessageNoOtherConsumerGets() throws Exception {
+        String in = WHARF.queueName("xa.await");
+        XASession session = xaConnection().createXASession();
+        WharfMessageConsumer consumer = (WharfMessageConsumer) session.createConsumer(session.createQueue(in));
+        Send.texts(WHARF.connect(Transport.TCP), in, "m1");
+        assertTrue(consumer.awaitMessage(10_000), "no message came");
+        Session other = WHARF.connect(Transport.TCP).createSession(false, Session.AUTO_ACKNOWLEDGE);
+        MessageConsumer rival = other.createConsumer(other.createQueue(in));
+        Receive.nothingMore(rival);
+        XAResource resource = session.getXAResource();
+        TestXid xid = TestXid.next();
+        resource.start(xid, XAResource.TMNOFLAGS);
+        assertEquals("m1", ((TextMessage) consumer.receiveNoWait()).getText());
+        resource.end(xid, XAResource.TMSUCCESS);
+        resource.rollback(xid);
+        consumer.close();
+        Message again = Receive.next(rival);
+        assertEquals("m1", ((TextMessage) again).getText());
+        assertTrue(again.getJMSRedelivered());
     }
 
     /**

@@ -76,6 +76,8 @@ final class FlowMeters {
                 + "queue", tags, stats, FlowStatistics::backouts, null));
         meters.add(counter("wharf.flow.reconnects", "Times the flow's instances reconnected", tags, stats,
                 FlowStatistics::reconnects, null));
+        meters.add(counter("wharf.flow.xa.transactions", "XA transactions the flow's coordinated instances began",
+                tags, stats, FlowStatistics::xaTransactions, null));
         meters.add(counter("wharf.flow.elapsed", "Time spent in invocations while timing is on", tags, stats,
                 s -> s.elapsedNanos() / 1e9, "seconds"));
         for (NodeStatistics node : stats.nodes()) {
