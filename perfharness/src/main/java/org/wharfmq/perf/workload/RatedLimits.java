@@ -53,26 +53,33 @@ record RatedLimits(long fileDescriptors, long ports, long threads, long memoryBy
         if (ManagementFactory.getOperatingSystemMXBean() instanceof com.sun.management.UnixOperatingSystemMXBean unix) {
             fds = unix.getMaxFileDescriptorCount();
         }
-        long ports = -1;
-        String range = read("/proc/sys/net/ipv4/ip_local_port_range");
-        if (range != null) {
-            String[] lowHigh = range.trim().split("\\s+");
-            ports = Long.parseLong(lowHigh[1]) - Long.parseLong(lowHigh[0]) + 1;
+        return new RatedLimits(fds, ports(), threads(), meminfo("MemAvailable:"), meminfo("MemTotal:"));
+    }
+
+    /** The ephemeral ports, or -1. */
+    private static long ports() {
+        try {
+            String[] lowHigh = read("/proc/sys/net/ipv4/ip_local_port_range").trim().split("\\s+");
+            return Long.parseLong(lowHigh[1]) - Long.parseLong(lowHigh[0]) + 1;
+        } catch (IOException | RuntimeException e) {
+            return -1;
         }
-        long threads = -1;
-        String pidMax = read("/proc/sys/kernel/pid_max");
-        String threadsMax = read("/proc/sys/kernel/threads-max");
-        String loadavg = read("/proc/loadavg"); // "0.52 0.58 0.59 2/345 12345": 345 threads now
-        if (pidMax != null && threadsMax != null && loadavg != null) {
-            long most = Math.min(Long.parseLong(pidMax.trim()), Long.parseLong(threadsMax.trim()));
+    }
+
+    /** The threads the machine can still start, or -1. */
+    private static long threads() {
+        try {
+            long most = Math.min(Long.parseLong(read("/proc/sys/kernel/pid_max").trim()),
+                    Long.parseLong(read("/proc/sys/kernel/threads-max").trim()));
             long userProcesses = limit("Max processes");
             if (userProcesses > 0) {
                 most = Math.min(most, userProcesses);
             }
-            String running = loadavg.trim().split("\\s+")[3];
-            threads = most - Long.parseLong(running.substring(running.indexOf('/') + 1));
+            String running = read("/proc/loadavg").trim().split("\\s+")[3]; // "0.52 0.58 0.59 2/345 12345": 345 threads
+            return most - Long.parseLong(running.substring(running.indexOf('/') + 1));
+        } catch (IOException | RuntimeException e) {
+            return -1;
         }
-        return new RatedLimits(fds, ports, threads, meminfo("MemAvailable:"), meminfo("MemTotal:"));
     }
 
     /**
@@ -143,36 +150,30 @@ record RatedLimits(long fileDescriptors, long ports, long threads, long memoryBy
         return n < 0 ? "unknown" : String.format(Locale.ROOT, "%,d", n);
     }
 
-    private static String read(String file) {
-        try {
-            return Files.readString(Path.of(file));
-        } catch (IOException | RuntimeException e) {
-            return null;
-        }
+    private static String read(String file) throws IOException {
+        return Files.readString(Path.of(file));
     }
 
     /** A {@code /proc/meminfo} figure in bytes, or -1. */
     private static long meminfo(String field) {
-        String text = read("/proc/meminfo");
-        if (text != null) {
-            for (String line : text.split("\n")) {
+        try {
+            for (String line : read("/proc/meminfo").split("\n")) {
                 if (line.startsWith(field)) {
                     return Long.parseLong(line.replaceAll("[^0-9]", "")) * 1024;
                 }
             }
+            return -1;
+        } catch (IOException | RuntimeException e) {
+            return -1;
         }
-        return -1;
     }
 
     /** The soft value of a line of {@code /proc/self/limits} ({@code "Max processes"}), or -1 (unlimited or unknown). */
-    private static long limit(String name) {
-        String text = read("/proc/self/limits");
-        if (text != null) {
-            for (String line : text.split("\n")) {
-                if (line.startsWith(name)) {
-                    String soft = line.substring(name.length()).trim().split("\\s+")[0];
-                    return soft.equals("unlimited") ? -1 : Long.parseLong(soft);
-                }
+    private static long limit(String name) throws IOException {
+        for (String line : read("/proc/self/limits").split("\n")) {
+            if (line.startsWith(name)) {
+                String soft = line.substring(name.length()).trim().split("\\s+")[0];
+                return soft.equals("unlimited") ? -1 : Long.parseLong(soft);
             }
         }
         return -1;
