@@ -98,7 +98,7 @@ public final class RatedSteps {
 
     /**
      * {@link #stoppedBy} in a few words, as a table's cell shows it beside the clients served: {@code (every step)},
-     * {@code (2,000: median 1.26 s)}, {@code (1,000: check failed)} or {@code (16,000: past the machine's threads)}.
+     * {@code (2,000: median 1263.62ms)}, {@code (1,000: check failed)} or {@code (16,000: past the machine's threads)}.
      */
     public static String stoppedByBrief(List<StepResult> steps) {
         StepResult last = steps.get(steps.size() - 1);
