@@ -53,11 +53,11 @@ record RatedLimits(long fileDescriptors, long ports, long threads, long memoryBy
         if (ManagementFactory.getOperatingSystemMXBean() instanceof com.sun.management.UnixOperatingSystemMXBean unix) {
             fds = unix.getMaxFileDescriptorCount();
         }
-        return new RatedLimits(fds, ports(), threads(), meminfo("MemAvailable:"), meminfo("MemTotal:"));
+        return new RatedLimits(fds, portsHere(), threadsHere(), meminfo("MemAvailable:"), meminfo("MemTotal:"));
     }
 
     /** The ephemeral ports, or -1. */
-    private static long ports() {
+    private static long portsHere() {
         try {
             String[] lowHigh = read("/proc/sys/net/ipv4/ip_local_port_range").trim().split("\\s+");
             return Long.parseLong(lowHigh[1]) - Long.parseLong(lowHigh[0]) + 1;
@@ -67,7 +67,7 @@ record RatedLimits(long fileDescriptors, long ports, long threads, long memoryBy
     }
 
     /** The threads the machine can still start, or -1. */
-    private static long threads() {
+    private static long threadsHere() {
         try {
             long most = Math.min(Long.parseLong(read("/proc/sys/kernel/pid_max").trim()),
                     Long.parseLong(read("/proc/sys/kernel/threads-max").trim()));
@@ -150,8 +150,12 @@ record RatedLimits(long fileDescriptors, long ports, long threads, long memoryBy
         return n < 0 ? "unknown" : String.format(Locale.ROOT, "%,d", n);
     }
 
+    /**
+     * A {@code /proc} file's text, line by line: {@code Files.readString} reads a {@code /proc/sys} file short (its
+     * first byte or so, as the file's reported size misleads it).
+     */
     private static String read(String file) throws IOException {
-        return Files.readString(Path.of(file));
+        return String.join("\n", Files.readAllLines(Path.of(file)));
     }
 
     /** A {@code /proc/meminfo} figure in bytes, or -1. */
