@@ -13,7 +13,8 @@ import java.util.TreeSet;
  * The report of a rated request/reply run (RR-RATED), shaped like the seeds' rated scaling tables: per target and
  * message size, every step's clients, the rate asked for and the rate achieved, the median and 95th percentile
  * response times, and the clients served at the threshold (the largest step whose median response time stayed
- * within it).
+ * within it), and what stopped the stepping: the median past the threshold, a failed check, or a limit of the
+ * machine that the next step was past.
  */
 public final class RatedReport {
 
@@ -45,13 +46,17 @@ public final class RatedReport {
         for (Map.Entry<String, List<StepResult>> e : results.entrySet()) {
             for (int size : sizes) {
                 List<StepResult> steps = e.getValue().stream().filter(s -> s.messageSize() == size).toList();
+                if (steps.isEmpty()) {
+                    continue;
+                }
                 md.append("### ").append(e.getKey()).append(", ").append(Sizes.label(size)).append(": ")
                         .append(RatedSteps.clientsServed(steps)).append(" clients served\n\n");
+                md.append("Stopped: ").append(RatedSteps.stoppedBy(steps)).append(".\n\n");
                 md.append("| Clients | Responders | Asked (round trips/s) | Achieved | Server CPU% | p50 | p95 | Served | Check |\n");
                 md.append("|---:|---:|---:|---:|---:|---:|---:|---|---|\n");
                 for (StepResult s : steps) {
                     if (s.unavailable() != null) {
-                        md.append("| ").append(s.clients()).append(" | | | | | | | | unavailable: ").append(s.unavailable()).append(" |\n");
+                        md.append("| ").append(s.clients()).append(" | | | | | | | | not run: ").append(s.unavailable()).append(" |\n");
                         continue;
                     }
                     md.append(String.format(Locale.ROOT, "| %d | %d | %s | %s | %s | %s | %s | %s | %s |%n", s.clients(),

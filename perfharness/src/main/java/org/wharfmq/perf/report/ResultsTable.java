@@ -183,9 +183,10 @@ public final class ResultsTable {
 
     /**
      * The line of a rated row (RR-RATED): per target the clients served, the largest step whose median response stayed
-     * within the threshold, with what stopped the stepping after it; its CPU and median are that step's. The step that
-     * stopped it may have failed its checks (replies past the timeout at overload): that is where the stepping ends,
-     * not a failed line, which is one whose served steps failed (none served, and its first step failed).
+     * within the threshold, with what stopped the stepping after it ({@link RatedSteps#stoppedByBrief}: a median past the
+     * threshold, a failed check, a limit of the machine the next step was past); its CPU and median are that step's. The
+     * step that stopped it may have failed its checks (replies past the timeout at overload): that is where the stepping
+     * ends, not a failed line, which is one whose served steps failed (none served, and its first step failed).
      */
     public static Line rated(String label, String seedRow, String slug, List<StepResult> steps) {
         Map<String, Cell> cells = new LinkedHashMap<>();
@@ -197,15 +198,8 @@ public final class ResultsTable {
             }
             int served = RatedSteps.clientsServed(target);
             StepResult at = target.stream().filter(s -> s.clients() == served && RatedSteps.served(s)).findFirst().orElse(null);
-            StepResult last = target.get(target.size() - 1);
-            StringBuilder shown = new StringBuilder(String.format(Locale.ROOT, "%,d", served));
-            if (last != at) {
-                shown.append(String.format(Locale.ROOT, " (%,d: %s)", last.clients(), !last.passed() ? "check failed"
-                        : "median " + Sizes.micros(last.latencyMicros().p50())));
-            } else {
-                shown.append(" (every step)");
-            }
-            cells.put(first.target(), new Cell(served, shown.toString(), at == null ? Double.NaN : at.cpuMicrosPerOp(),
+            String shown = String.format(Locale.ROOT, "%,d %s", served, RatedSteps.stoppedByBrief(target));
+            cells.put(first.target(), new Cell(served, shown, at == null ? Double.NaN : at.cpuMicrosPerOp(),
                     at == null ? 0 : at.latencyMicros().p50(), at != null || first.passed(), null));
         }
         return new Line(label, seedRow, slug, cells, false, null, null);

@@ -8,7 +8,7 @@ import java.util.Map;
 /**
  * Samples a few times a second the server processes' CPU time, their flow engine's threads' and the JIT compilers'
  * CPU time in every JVM of the step, so the CPU used during a driver's measured period (known only when the driver
- * reports it) can be read afterwards.
+ * reports it) can be read afterwards; and every JVM's peak resident set, kept past the JVM's exit.
  */
 final class CpuSampler implements AutoCloseable {
 
@@ -32,6 +32,8 @@ final class CpuSampler implements AutoCloseable {
     /** Per server, which of its thread ids are the flow engine's threads (sampler thread only). */
     private final Map<Long, Map<String, Boolean>> flowThreads = new HashMap<>();
     private final List<Sample> samples = new ArrayList<>();
+    /** Per JVM, the peak resident set last read, in bytes (written by the sampler thread). */
+    private final Map<Long, Long> residentPeaks = new java.util.concurrent.ConcurrentHashMap<>();
     private final Thread thread;
     private volatile boolean running = true;
 
@@ -69,6 +71,10 @@ final class CpuSampler implements AutoCloseable {
                     serverJit += compiled;
                 }
                 all += ProcCpu.cpuSeconds(jvm);
+                long peak = ProcCpu.peakResidentBytes(jvm);
+                if (peak > 0) {
+                    residentPeaks.merge(jvm, peak, Math::max);
+                }
             }
             synchronized (samples) {
                 samples.add(new Sample(System.currentTimeMillis(), cpu, jit, all, serverJit, flow));
@@ -107,6 +113,11 @@ final class CpuSampler implements AutoCloseable {
         return new double[] {last.cpuSeconds() - first.cpuSeconds(), (last.wallMillis() - first.wallMillis()) / 1000.0,
                 last.jitSeconds() - first.jitSeconds(), last.allSeconds() - first.allSeconds(),
                 last.serverJitSeconds() - first.serverJitSeconds(), last.flowSeconds() - first.flowSeconds()};
+    }
+
+    /** The peak resident set of the JVM {@code pid} as last sampled (its peak up to then), in bytes; -1 when unknown. */
+    long peakResidentBytes(long pid) {
+        return residentPeaks.getOrDefault(pid, -1L);
     }
 
     @Override

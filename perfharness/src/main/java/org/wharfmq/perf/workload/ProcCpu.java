@@ -9,8 +9,8 @@ import java.util.Map;
 import java.util.function.Predicate;
 
 /**
- * CPU time of a process from {@code /proc/PID/stat} (user + system, all threads), on Linux. Elsewhere the
- * figures are unavailable and the report says so.
+ * CPU time of a process from {@code /proc/PID/stat} (user + system, all threads), and its peak resident set, on
+ * Linux. Elsewhere the figures are unavailable and the report says so.
  */
 final class ProcCpu {
 
@@ -87,6 +87,23 @@ final class ProcCpu {
             return total;
         } catch (IOException | RuntimeException e) {
             return Double.NaN;
+        }
+    }
+
+    /**
+     * The most memory {@code pid} has had resident so far ({@code VmHWM} in {@code /proc/PID/status}: the kernel's
+     * own peak, which no sampling misses), in bytes, or -1 when /proc cannot tell (not Linux, or it has ended).
+     */
+    static long peakResidentBytes(long pid) {
+        try {
+            for (String line : Files.readAllLines(Path.of("/proc", Long.toString(pid), "status"))) {
+                if (line.startsWith("VmHWM:")) {
+                    return Long.parseLong(line.replaceAll("[^0-9]", "")) * 1024;
+                }
+            }
+            return -1;
+        } catch (IOException | RuntimeException e) {
+            return -1;
         }
     }
 

@@ -2,11 +2,13 @@ package org.wharfmq.perf.workload;
 
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Locale;
 
 /**
  * The rules of the rated request/reply workload (RR-RATED), as the seeds' rated scaling tables: every requester
  * is held to a low rate, the requester count is stepped, and the stepping stops at the first step whose median
- * response time passes {@value #THRESHOLD_SECONDS} s; the clients served are those of the largest step within it.
+ * response time passes {@value #THRESHOLD_SECONDS} s, or before the first step past a limit of the driver's machine
+ * ({@link RatedLimits}); the clients served are those of the largest step within it.
  *
  * <p>Layout. The requesters of a step are spread over {@link #jvms} driver JVMs (at least two, as the seeds drive
  * from two client machines; more past {@value #REQUESTERS_PER_JVM} requesters each), every requester a thread
@@ -21,14 +23,24 @@ public final class RatedSteps {
     static final long THRESHOLD_MICROS = THRESHOLD_SECONDS * 1_000_000L;
     /** Round trips per second per requester when {@code --rate} is not given (the seeds use 1 to 2). */
     static final double DEFAULT_RATE = 1.5;
-    /** Requester counts stepped when {@code --requesters} is not given. */
-    static final List<Integer> DEFAULT_STEPS = List.of(10, 50, 100, 250, 500, 1000, 2000, 4000);
+    /**
+     * Requester counts stepped when {@code --requesters} is not given: on past the thousands, where a 2-core machine's
+     * limits (its threads, its memory for the requester JVMs, {@link RatedLimits}) stop the stepping if the response
+     * time has not.
+     */
+    static final List<Integer> DEFAULT_STEPS = List.of(10, 50, 100, 250, 500, 1000, 2000, 3000, 4000, 6000, 8000, 12000,
+            16000, 24000, 32000);
     /** Responders when {@code --responders} is not given. */
     static final int DEFAULT_RESPONDERS = 10;
     /** Requesters in one driver JVM at most; more start more JVMs. */
     static final int REQUESTERS_PER_JVM = 1000;
 
     private RatedSteps() {
+    }
+
+    /** The responders of a step of {@code requesters}: {@code given} ({@code --responders}), else {@value #DEFAULT_RESPONDERS} at most. */
+    static int responders(int given, int requesters) {
+        return given > 0 ? given : Math.min(requesters, DEFAULT_RESPONDERS);
     }
 
     /** Driver JVMs for {@code requesters}: two (one for a single requester), more past {@link #REQUESTERS_PER_JVM} each. */
@@ -60,5 +72,45 @@ public final class RatedSteps {
     /** The clients of the largest step among {@code steps} that {@link #served} them; 0 when none did. */
     public static int clientsServed(List<StepResult> steps) {
         return steps.stream().filter(RatedSteps::served).mapToInt(StepResult::clients).max().orElse(0);
+    }
+
+    /**
+     * What ended the stepping of {@code steps} (one target and message size, in order), in a sentence: the step whose
+     * median passed the threshold, the step that failed its checks, the step past a limit of the machine (not run), or
+     * none, every step given having served its clients.
+     */
+    public static String stoppedBy(List<StepResult> steps) {
+        StepResult last = steps.get(steps.size() - 1);
+        if (last.unavailable() != null) {
+            return String.format(Locale.ROOT, "%,d requesters not run, %s", last.clients(), last.unavailable());
+        }
+        if (!last.passed()) {
+            return String.format(Locale.ROOT, "%,d requesters failed the step's checks%s", last.clients(),
+                    last.problems().isEmpty() ? "" : " (" + last.problems().get(0) + ")");
+        }
+        if (last.latencyMicros().p50() > THRESHOLD_MICROS) {
+            return String.format(Locale.ROOT, "at %,d requesters the median response time, %s, passed %d s", last.clients(),
+                    Sizes.micros(last.latencyMicros().p50()), THRESHOLD_SECONDS);
+        }
+        return String.format(Locale.ROOT, "not stopped: every step given served its clients, the largest %,d requesters;"
+                + " larger steps (--requesters) would find the limit", last.clients());
+    }
+
+    /**
+     * {@link #stoppedBy} in a few words, as a table's cell shows it beside the clients served: {@code (every step)},
+     * {@code (2,000: median 1263.62ms)}, {@code (1,000: check failed)} or {@code (16,000: past the machine's threads)}.
+     */
+    public static String stoppedByBrief(List<StepResult> steps) {
+        StepResult last = steps.get(steps.size() - 1);
+        if (last.unavailable() != null) {
+            return String.format(Locale.ROOT, "(%,d: %s)", last.clients(), RatedLimits.name(last.unavailable()));
+        }
+        if (!last.passed()) {
+            return String.format(Locale.ROOT, "(%,d: check failed)", last.clients());
+        }
+        if (last.latencyMicros().p50() > THRESHOLD_MICROS) {
+            return String.format(Locale.ROOT, "(%,d: median %s)", last.clients(), Sizes.micros(last.latencyMicros().p50()));
+        }
+        return "(every step)";
     }
 }

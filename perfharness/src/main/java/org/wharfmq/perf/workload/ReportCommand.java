@@ -186,7 +186,8 @@ public final class ReportCommand {
         RunCommand.writeReport(parsed.settings(), steps, "bin/wharf perf run " + String.join(" ", runArgs));
         for (StepResult s : steps) {
             if (s.unavailable() != null) {
-                progress.accept("  " + s.target() + ": n/a, " + s.unavailable());
+                progress.accept("  " + s.target() + ": n/a" + (row.kind() == ResultsPlan.Kind.RATED
+                        ? String.format(Locale.ROOT, " from %,d requesters", s.clients()) : "") + ", " + s.unavailable());
             } else if (!s.passed()) {
                 progress.accept("  " + s.target() + " failed: " + (s.problems().isEmpty() ? "its checks" : s.problems().get(0))
                         + (s.problems().size() > 1 ? " (and " + (s.problems().size() - 1) + " more problems: the row's report.md)" : ""));

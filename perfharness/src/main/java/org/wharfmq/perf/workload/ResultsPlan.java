@@ -87,17 +87,22 @@ final class ResultsPlan {
          * subscriptions; the footprint's measurements. A guide for planning, from quiet runs on a 2-core machine.
          */
         long runsSeconds(int warmup, int runLength, List<Target> peerTargets, boolean quick) {
-            long running = !peers ? 0 : workload != null && workload.twoQueueManagers()
-                    ? peerTargets.stream().filter(t -> t == Target.ARTEMIS).count() : peerTargets.size();
-            int targets = 1 + (int) running;
+            List<Target> targets = new ArrayList<>(List.of(Target.WHARF));
+            if (peers) {
+                targets.addAll(workload != null && workload.twoQueueManagers()
+                        ? peerTargets.stream().filter(t -> t == Target.ARTEMIS).toList() : peerTargets);
+            }
             if (kind.footprint()) { // one measurement per server for both memory rows: half of it each
-                return (long) targets * (quick ? QUICK_FOOTPRINT_SECONDS : FOOTPRINT_SECONDS) / 2;
+                return (long) targets.size() * (quick ? QUICK_FOOTPRINT_SECONDS : FOOTPRINT_SECONDS) / 2;
             }
-            long perTarget = Math.round(dummies() * DUMMY_SUBSCRIPTION_SECONDS);
-            for (int clients : ratedSteps(quick)) {
-                perTarget += warmup + runLength + overheadSeconds() + Math.round(clients * RATED_CONNECT_SECONDS_PER_REQUESTER);
+            long seconds = 0;
+            for (Target target : targets) {
+                seconds += Math.round(dummies() * DUMMY_SUBSCRIPTION_SECONDS);
+                for (int clients : ratedSteps(quick, target)) {
+                    seconds += warmup + runLength + overheadSeconds() + Math.round(clients * RATED_CONNECT_SECONDS_PER_REQUESTER);
+                }
             }
-            return targets * perTarget;
+            return seconds;
         }
 
         /** Seconds a run of this row takes besides its warm-up and measured period. */
@@ -147,13 +152,26 @@ final class ResultsPlan {
             return at < 0 ? 0 : Integer.parseInt(options.get(at + 1));
         }
 
-        /** RR-RATED's requester steps (as {@code --quick} runs them); one step of no rated clients for the others. */
-        private List<Integer> ratedSteps(boolean quick) {
+        /**
+         * RR-RATED's requester steps that {@code target} is expected to run (every one {@code --quick} runs; else up to
+         * the first at or past {@link ResultsPlan#RATED_EXPECTED_STOP}'s, where its stepping stopped before); one step of no rated
+         * clients for the others.
+         */
+        private List<Integer> ratedSteps(boolean quick, Target target) {
             if (kind != Kind.RATED) {
                 return List.of(0);
             }
-            String steps = quick ? QUICK_RATED_REQUESTERS : options.get(options.indexOf("--requesters") + 1);
-            return Arrays.stream(steps.split(",")).map(Integer::valueOf).toList();
+            String given = quick ? QUICK_RATED_REQUESTERS : options.get(options.indexOf("--requesters") + 1);
+            List<Integer> steps = Arrays.stream(given.split(",")).map(Integer::valueOf).toList();
+            int stop = quick ? Integer.MAX_VALUE : RATED_EXPECTED_STOP.getOrDefault(target, Integer.MAX_VALUE);
+            List<Integer> expected = new ArrayList<>();
+            for (int clients : steps) {
+                expected.add(clients);
+                if (clients >= stop) {
+                    break;
+                }
+            }
+            return expected;
         }
     }
 
@@ -168,8 +186,26 @@ final class ResultsPlan {
      * 2 KB 8 s on Wharf, 7 s on Artemis).
      */
     static final int TWO_QUEUE_MANAGER_RUN_OVERHEAD_SECONDS = 8;
-    /** Seconds RR-RATED takes to connect a requester (8 at a time per JVM: 2,000 connected in 140 s under load). */
-    static final double RATED_CONNECT_SECONDS_PER_REQUESTER = 0.07;
+    /**
+     * Seconds RR-RATED takes to connect a requester, 8 at a time per JVM: a 2,000 step's requesters connected in about
+     * 45 s at load 21 to 44, a 12,000 step's in 316 s at load 20 to 140 (session 38; 140 s for 2,000 at load 70 to 90
+     * in session 20).
+     */
+    static final double RATED_CONNECT_SECONDS_PER_REQUESTER = 0.03;
+    /**
+     * The step at which each server's RR-RATED stepping stops on a quiet 2-core machine, for the estimate of the row's
+     * time (a server stops at its first step at or past it): Artemis's median passed 1 s at 2,000 requesters (1.26 s,
+     * 2026-12-05) and ActiveMQ Classic fails its 1,000 step (its stock 1,000 connections, the responders' among them).
+     * Wharf's at 8,000, the row's step after 4,000, not yet measured quietly: it served 3,000 and 4,000 requesters at a
+     * 705 and 820 ms median on a busy machine (session 38, load 23 to 81), its requester JVMs far behind their rate.
+     */
+    static final Map<Target, Integer> RATED_EXPECTED_STOP = Map.of(Target.WHARF, 8000, Target.ARTEMIS, 2000,
+            Target.CLASSIC, Target.CLASSIC_MAX_CONNECTIONS);
+    /**
+     * The rated row's requester steps: 250 (which ActiveMQ Classic serves), then doubling past the thousands until the
+     * median passes 1 s or the next step is past a limit of the machine ({@link RatedLimits}).
+     */
+    static final String RATED_ROW_REQUESTERS = "250,1000,2000,4000,8000,16000,32000";
     /**
      * Seconds a server takes to confirm one of PS-T's dummy subscriptions: 10,000 took Artemis about 2 min 30 s at load
      * 45 (its whole PS-T step 3 min 40 s, ActiveMQ Classic's 4 min 20 s; the estimate is the peers').
@@ -325,8 +361,8 @@ final class ResultsPlan {
         rows.addAll(largeFlowRows());
         rows.addAll(List.of(
             // ActiveMQ Classic's stock 1,000 connections end its stepping at 1,000 requesters
-            new Row("RR-RATED 2 KB, 1.5 round trips/s per requester, 250 / 1,000 / 2,000 requesters (clients served)",
-                    Workload.RR_RATED, List.of("--sizes", "2k", "--requesters", "250,1000,2000"), true,
+            new Row("RR-RATED 2 KB, 1.5 round trips/s per requester, 250 requesters doubling until the median passes 1 s "
+                    + "(clients served)", Workload.RR_RATED, List.of("--sizes", "2k", "--requesters", RATED_ROW_REQUESTERS), true,
                     "35,000 (seed 004 3.8.2: MQI client bindings, 2KB non-persistent, 1.5 round trips/s per client)"),
             new Row(String.format(Locale.ROOT, "Memory per idle connection (%,d connections)", FOOTPRINT_CONNECTIONS), null,
                     List.of("--connections", Integer.toString(FOOTPRINT_CONNECTIONS), "--queues", Integer.toString(FOOTPRINT_QUEUES)),

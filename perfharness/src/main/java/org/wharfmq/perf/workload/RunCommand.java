@@ -39,8 +39,11 @@ public final class RunCommand {
                                   (F-*: the seed's sale message, SaleList repeated to about that size)
                                   (F-CSV-PARSE, F-FIXED-PARSE: that message's items as records)
               --requesters LIST   client counts to step through             [1,2,4,8,16,32,64; F-*: 20;
-                                  RR-RATED: 10,50,100,250,500,1000,2000,4000, stopping after the first
-                                  step whose median response time passes 1 s]
+                                  RR-RATED: 10,50,100,250,500,1000,2000,3000,4000,6000,8000,12000,
+                                  16000,24000,32000, stopping after the first step whose median
+                                  response time passes 1 s or that fails, or before the first step
+                                  past a limit of this machine: file descriptors (ulimit -n), ephemeral
+                                  ports, threads, memory for the requester JVMs' heaps (--jvm-opts)]
               --instances LIST    F-*: flow instances to step through        [1]
               --responders N      responders per step (0 = half the requesters; RR-RATED: 10)  [0]
               --queues N          RR-4b, RR-5b request queues, RR-2b, RR-5 request/reply queue pairs  [4]
@@ -135,10 +138,14 @@ public final class RunCommand {
         if (p.settings.workload() == Workload.RR_RATED) {
             for (Map.Entry<String, List<StepResult>> e : MarkdownReport.byTarget(all).entrySet()) {
                 for (int size : p.settings.sizes()) {
-                    progress.accept(String.format("served %s %s %s: %d clients at %s round trips/s each within a %d s median response time",
-                            p.settings.workload().id(), e.getKey(), Sizes.label(size),
-                            RatedSteps.clientsServed(e.getValue().stream().filter(s -> s.messageSize() == size).toList()),
-                            Sizes.decimal(p.settings.rate()), RatedSteps.THRESHOLD_SECONDS));
+                    List<StepResult> steps = e.getValue().stream().filter(s -> s.messageSize() == size).toList();
+                    if (steps.isEmpty()) {
+                        continue;
+                    }
+                    progress.accept(String.format("served %s %s %s: %d clients at %s round trips/s each within a %d s median "
+                                    + "response time; stopped: %s", p.settings.workload().id(), e.getKey(), Sizes.label(size),
+                            RatedSteps.clientsServed(steps), Sizes.decimal(p.settings.rate()), RatedSteps.THRESHOLD_SECONDS,
+                            RatedSteps.stoppedBy(steps)));
                 }
             }
         }

@@ -20,6 +20,7 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.function.Consumer;
+import java.util.function.Supplier;
 
 /**
  * Runs a workload step by step: for each message size and client count it starts a fresh server (unless told to
@@ -47,20 +48,45 @@ public final class WorkloadRunner {
     private final RunSettings settings;
     private final Launcher launcher;
     private final Consumer<String> progress;
+    /** RR-RATED: the machine's limits as each step is about to start. */
+    private final Supplier<RatedLimits> limits;
 
     /** A runner for {@code settings}, starting processes with {@code launcher}, telling {@code progress} how it goes. */
     public WorkloadRunner(RunSettings settings, Launcher launcher, Consumer<String> progress) {
+        this(settings, launcher, progress, RatedLimits::ofThisMachine);
+    }
+
+    /** The same, RR-RATED's steps checked against the limits {@code limits} gives (this machine's, or a test's). */
+    WorkloadRunner(RunSettings settings, Launcher launcher, Consumer<String> progress, Supplier<RatedLimits> limits) {
         this.settings = settings;
         this.launcher = launcher;
         this.progress = progress;
+        this.limits = limits;
     }
 
-    /** Every step on {@code target}. */
+    /**
+     * Every step on {@code target}. RR-RATED's stepping stops after the step whose median response passes the threshold
+     * or that fails, and before a step past a limit of the machine ({@link RatedLimits}), which is reported as not run,
+     * with the limit.
+     */
     public List<StepResult> run(Target target) throws Exception {
         List<StepResult> results = new ArrayList<>();
+        boolean rated = settings.workload() == Workload.RR_RATED;
+        if (rated) {
+            progress.accept(String.format("%s %s: %s", settings.workload().id(), target.displayName(),
+                    limits.get().describe(settings.jvmOptions())));
+        }
         for (int size : settings.sizes()) {
             for (int instances : settings.workload().flow() == null ? List.of(1) : settings.instances()) {
                 for (int clients : settings.clients()) {
+                    int responders = RatedSteps.responders(settings.responders(), clients); // RR-RATED's
+                    String past = rated ? limits.get().past(clients, responders, settings.jvmOptions()) : null;
+                    if (past != null) {
+                        results.add(unavailable(target, size, clients, responders, past));
+                        progress.accept(String.format("%s %s %s clients=%d: not run, %s: no more steps", settings.workload().id(),
+                                target.displayName(), Sizes.label(size), clients, past));
+                        break;
+                    }
                     StepResult r = step(target, size, clients, instances);
                     results.add(r);
                     progress.accept(describe(r));
@@ -77,6 +103,22 @@ public final class WorkloadRunner {
             }
         }
         return results;
+    }
+
+    /**
+     * RR-RATED: the peak resident sets of the server and of the requester JVMs (as last sampled, within
+     * a sampling period of the end), beside which the machine's memory limit ({@link RatedLimits}) is set.
+     */
+    private static String residentSets(CpuSampler cpu, List<Long> serverPids, List<Launched> requesterJvms) {
+        long server = serverPids.stream().mapToLong(cpu::peakResidentBytes).filter(b -> b > 0).sum();
+        long[] requesters = requesterJvms.stream().mapToLong(l -> cpu.peakResidentBytes(l.pid())).filter(b -> b > 0).toArray();
+        return String.format(java.util.Locale.ROOT, "peak resident sets: the server %s; the %d requester JVMs %s at most each,"
+                        + " %s together", mb(server), requesters.length, mb(java.util.Arrays.stream(requesters).max().orElse(0)),
+                mb(java.util.Arrays.stream(requesters).sum()));
+    }
+
+    private static String mb(long bytes) {
+        return String.format(java.util.Locale.ROOT, "%,d MB", bytes / (1024 * 1024));
     }
 
     /** The one-line progress report of a step. */
@@ -122,8 +164,8 @@ public final class WorkloadRunner {
         if (w == Workload.OW_1 || w == Workload.OW_5) {
             responders = clients;
         }
-        if (w == Workload.RR_RATED && settings.responders() == 0) {
-            responders = Math.min(clients, RatedSteps.DEFAULT_RESPONDERS);
+        if (w == Workload.RR_RATED) {
+            responders = RatedSteps.responders(settings.responders(), clients);
         }
         if (w == Workload.CONNECT) {
             responders = 0;
@@ -266,6 +308,9 @@ public final class WorkloadRunner {
                 StepResult endedEarly = awaitMeasured(measured, background, runTimeout, target, size, clients, responders, plan);
                 if (endedEarly != null) {
                     return endedEarly;
+                }
+                if (w == Workload.RR_RATED && cpu != null) {
+                    progress.accept("  " + residentSets(cpu, serverPids, measured));
                 }
                 for (String id : plan.hostedMeasuredIds()) {
                     server.awaitLine(ServerMain.DRIVER_DONE_PREFIX + " id=" + id, runTimeout);

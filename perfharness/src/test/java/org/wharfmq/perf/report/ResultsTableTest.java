@@ -117,6 +117,28 @@ class ResultsTableTest {
         assertEquals(8.0, line.ratio(), 1e-9, "2,000 served against the best peer's 250");
     }
 
+    /**
+     * A step past a limit of the machine is not run: the stepping stops before it, and the cell names the limit, so the
+     * clients served are read as the machine's bound, not the server's; a first step past it makes the cell n/a.
+     */
+    @Test
+    void aRatedLineNamesTheLimitOfTheMachineThatStoppedTheStepping() {
+        String threads = "past the machine's threads: 16,000 requesters and 10 responders need about 33,820 (...)";
+        ResultsTable.Line line = ResultsTable.rated("RR-RATED", null, "RR-RATED", List.of(
+                step("RR-RATED", "Wharf", 4000, 5_900, 30_000, true), step("RR-RATED", "Wharf", 8000, 11_900, 90_000, true),
+                notRun("Wharf", 16000, threads), notRun("Artemis", 250, threads)));
+        assertEquals("8,000 (16,000: past the machine's threads)", line.cells().get("Wharf").text());
+        assertTrue(line.cells().get("Wharf").passed(), "the machine's limit is not a failure of the server");
+        assertEquals(90_000, line.cells().get("Wharf").p50Micros(), "the served step's median");
+        assertEquals("n/a", line.cells().get("Artemis").text());
+        assertEquals(threads, line.cells().get("Artemis").unavailable(), "the reason under the table");
+    }
+
+    private static StepResult notRun(String target, int clients, String why) {
+        return new StepResult("RR-RATED", target, 2048, clients, 10, 0, 0, Double.NaN, Double.NaN, Double.NaN, Double.NaN,
+                LatencySummary.NONE, false, why, List.of());
+    }
+
     @Test
     void aRowThatFailedToRunFailsTheReportAndSaysSo() {
         ResultsTable.Line line = ResultsTable.failed("RR-RATED", null);

@@ -99,6 +99,35 @@ class ConnectionWorkloadsTest {
         }
     }
 
+    /**
+     * The stepping stops before a step past a limit of the machine, here a made-up one (file descriptors for 20
+     * connections beyond the server's own): that step is reported as not run, naming the limit and its fix, and the
+     * step before it ran and served its clients.
+     */
+    @Test
+    void aRatedRunStopsBeforeAStepPastALimitOfTheMachineAndNamesIt(@TempDir Path out) throws Exception {
+        RunSettings settings = settings(Workload.RR_RATED, List.of(4, 40), 2, null, out);
+        RatedLimits machine = new RatedLimits(RatedLimits.RESERVED_FILE_DESCRIPTORS + 20, -1, -1, -1, -1);
+        List<String> progress = new CopyOnWriteArrayList<>();
+        List<StepResult> steps = new WorkloadRunner(settings, new InProcessLauncher(line -> { }), progress::add, () -> machine)
+                .run(Target.WHARF);
+        assertEquals(2, steps.size(), progress.toString());
+        assertTrue(steps.get(0).passed() && RatedSteps.served(steps.get(0)), steps.get(0).toString());
+        StepResult past = steps.get(1);
+        assertEquals(40, past.clients());
+        assertTrue(past.unavailable() != null && past.unavailable().startsWith(RatedLimits.FILE_DESCRIPTORS
+                + ": 40 requesters and 10 responders need 550 in the server"), past.toString());
+        assertEquals(4, RatedSteps.clientsServed(steps));
+        assertTrue(progress.stream().anyMatch(l -> l.contains("clients=40: not run, " + RatedLimits.FILE_DESCRIPTORS)
+                && l.endsWith("no more steps")), progress.toString());
+
+        RunCommand.writeReport(settings, steps, "bin/wharf perf run RR-RATED (test)");
+        String report = Files.readString(out.resolve("report.md"));
+        assertTrue(report.contains("### Wharf, 2KB: 4 clients served\n\nStopped: 40 requesters not run, "
+                + RatedLimits.FILE_DESCRIPTORS + ": "), report);
+        assertTrue(report.contains("| 40 | | | | | | | | not run: " + RatedLimits.FILE_DESCRIPTORS), report);
+    }
+
     /** Short sessions, plain and over TLS: every session's request answered once, on a connection of its own. */
     @Test
     void shortSessionsAnswerEveryRequestWithAndWithoutTls(@TempDir Path out) throws Exception {

@@ -34,6 +34,39 @@ class RatedStepsTest {
     }
 
     @Test
+    void theDefaultStepsGoOnPastTheThousandsAndTheRespondersAreTenAtMost() {
+        assertEquals(List.of(10, 50, 100, 250, 500, 1000, 2000, 3000, 4000, 6000, 8000, 12000, 16000, 24000, 32000),
+                RatedSteps.DEFAULT_STEPS, "past 2,000, where Wharf still served its clients at a 21.8 ms median");
+        assertEquals(8, RatedSteps.responders(0, 8));
+        assertEquals(10, RatedSteps.responders(0, 8000));
+        assertEquals(4, RatedSteps.responders(4, 8000), "--responders");
+    }
+
+    /** Each way the stepping ends is said in words (the report) and briefly (the table's cell). */
+    @Test
+    void whatStoppedTheSteppingIsNamed() {
+        StepResult notRun = new StepResult("RR-RATED", "Wharf", 2048, 16000, 10, 0, 0, Double.NaN, Double.NaN, Double.NaN,
+                Double.NaN, LatencySummary.NONE, false, "past the machine's memory: 16,000 requesters need ...", List.of());
+        List<StepResult> limited = List.of(step(8000, 90_000, true), notRun);
+        assertEquals("16,000 requesters not run, past the machine's memory: 16,000 requesters need ...", RatedSteps.stoppedBy(limited));
+        assertEquals("(16,000: past the machine's memory)", RatedSteps.stoppedByBrief(limited));
+        assertEquals(8000, RatedSteps.clientsServed(limited));
+
+        List<StepResult> slow = List.of(step(4000, 90_000, true), step(8000, 1_500_000, true));
+        assertEquals("at 8,000 requesters the median response time, 1500.00ms, passed 1 s", RatedSteps.stoppedBy(slow));
+        assertEquals("(8,000: median 1500.00ms)", RatedSteps.stoppedByBrief(slow));
+
+        List<StepResult> failed = List.of(step(250, 9_000, true), step(1000, 9_000, false));
+        assertEquals("1,000 requesters failed the step's checks (loss)", RatedSteps.stoppedBy(failed));
+        assertEquals("(1,000: check failed)", RatedSteps.stoppedByBrief(failed));
+
+        List<StepResult> every = List.of(step(250, 9_000, true), step(2000, 21_000, true));
+        assertTrue(RatedSteps.stoppedBy(every).startsWith("not stopped: every step given served its clients, the largest 2,000"),
+                RatedSteps.stoppedBy(every));
+        assertEquals("(every step)", RatedSteps.stoppedByBrief(every));
+    }
+
+    @Test
     void theClientsServedAreThoseOfTheLargestStepWithinTheThreshold() {
         List<StepResult> steps = List.of(step(10, 2_000, true), step(100, 40_000, true), step(1000, 900_000, true),
                 step(2000, 1_500_000, true));

@@ -87,8 +87,12 @@ class ReportOptionsTest {
         assertEquals(run, row("RR-1 2 KB, 8 requesters").estimateSeconds(30, 20, PEERS, false), "Wharf only");
         assertEquals(run + 30 + 10, row("F-PARSE 4 KB").estimateSeconds(30, 20, PEERS, false), "and its plain loop");
         ResultsPlan.Row rated = ResultsPlan.ROWS.stream().filter(r -> r.workload() == Workload.RR_RATED).findFirst().orElseThrow();
-        assertEquals(3 * (3 * run + Math.round(3250 * ResultsPlan.RATED_CONNECT_SECONDS_PER_REQUESTER)),
-                rated.estimateSeconds(30, 20, PEERS, false), "three steps of 250, 1,000 and 2,000 requesters connecting, on each server");
+        double connect = ResultsPlan.RATED_CONNECT_SECONDS_PER_REQUESTER;
+        assertEquals(10 * run + Math.round(15_250 * connect) + Math.round(3_250 * connect) + Math.round(1_250 * connect),
+                rated.estimateSeconds(30, 20, PEERS, false), "each server's steps up to where its stepping stops, their "
+                        + "requesters connecting: Wharf's 250 to 8,000, Artemis's to 2,000, ActiveMQ Classic's to 1,000");
+        assertEquals(List.of("--sizes", "2k", "--requesters", "250,1000,2000,4000,8000,16000,32000"), rated.options(),
+                "the row steps on past Wharf's 2,000 until the median or a limit of the machine stops it");
         assertEquals(2 * (30 + 20 + ResultsPlan.TWO_QUEUE_MANAGER_RUN_OVERHEAD_SECONDS), row("OW-5 2 KB, 8 producers at 1,000 "
                 + "messages/s each, two queue managers, one channel each way (messages/s)").estimateSeconds(30, 20, PEERS, false),
                 "Wharf and Artemis: Classic runs no two queue managers");
