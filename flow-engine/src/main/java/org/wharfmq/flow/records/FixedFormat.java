@@ -284,7 +284,8 @@ public final class FixedFormat implements RecordFormat {
     /**
      * The value of field {@code f} of the record at {@code position}. A string, a whole number and a decimal are read
      * from the bytes when the character set writes ASCII as ASCII, its padding stripped there: one string made, or
-     * none for a whole number, rather than the field's text and then its stripped copy.
+     * none for a whole number or a plain decimal ({@link #plainDecimal}), rather than the field's text and then its
+     * stripped copy.
      */
     private JsonNode read(FixedField f, DateTimeFormatter date, byte[] body, int position, int record) {
         if (!asciiCompatible || f.padding() >= 0x80 || f.type() == FixedField.Type.DATE) {
