@@ -117,9 +117,9 @@ class FixedFormatTest {
         for (String text : others) {
             assertEquals(null, FixedFormat.plainDecimal(bytes(text), 0, bytes(text).length), text);
         }
-        FixedFormat format = FixedFormat.builder(12).decimal("d", 0, 12, -1).build();
+        FixedFormat format = FixedFormat.builder(24).decimal("d", 0, 24, -1).build();
         for (String text : new String[] {"+.5", "5.", "-0.00", "1234567890123456789", "00001.10", "-1.5E-3"}) {
-            assertEquals(new BigDecimal(text), format.parse(bytes(padded(text, 12, true))).get(0).get("d")
+            assertEquals(new BigDecimal(text), format.parse(bytes(padded(text, 24, true))).get(0).get("d")
                     .decimalValue(), text);
         }
     }
