@@ -3,6 +3,7 @@ package org.wharfmq.flow.records;
 import com.fasterxml.jackson.core.JacksonException;
 import com.fasterxml.jackson.core.JsonLocation;
 import com.fasterxml.jackson.core.JsonParser;
+import com.fasterxml.jackson.core.JsonToken;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.MappingIterator;
 import com.fasterxml.jackson.databind.ObjectReader;
@@ -178,24 +179,34 @@ public final class CsvFormat implements RecordFormat {
         return parse(new String(body, charset));
     }
 
+    /**
+     * The records of {@code body}, read from the CSV parser's tokens into one object of text values per record: what
+     * Jackson's data binding makes of them (an {@code ObjectNode} per record, a later value of a repeated column
+     * replacing the earlier one), without its context, iterator and deserializer per body. The header line (with
+     * {@link #withHeader()}) is read by the first token, so a fault there is the body's, not a record's.
+     */
     @Override
     public ArrayNode parse(String body) {
         ArrayNode records = JsonNodeFactory.instance.arrayNode();
         int record = 0;
         int line = header ? 2 : 1;
-        try (MappingIterator<ObjectNode> values = reader.readValues(body)) {
-            JsonParser parser = values.getParser();
+        try (JsonParser parser = reader.createParser(body)) {
+            JsonToken token = parser.nextToken(); // the header line, if any, and the first record's start
             long start = 0;
             while (true) {
                 record++;
                 try {
-                    if (!values.hasNextValue()) {
-                        break;
+                    if (token == null) {
+                        token = parser.nextToken();
+                        if (token == null || token == JsonToken.END_ARRAY) {
+                            break;
+                        }
                     }
                     JsonLocation at = parser.currentLocation(); // where this record starts
                     line = at.getLineNr();
                     start = at.getCharOffset();
-                    records.add(values.nextValue());
+                    records.add(record(parser, token));
+                    token = null;
                 } catch (JacksonException e) {
                     String fault = reason(e, line);
                     throw new RecordFormatException("CSV record " + record + " (line " + line + ") cannot be parsed: "
@@ -214,6 +225,27 @@ public final class CsvFormat implements RecordFormat {
             throw new RecordFormatException("The CSV body cannot be parsed: " + reason(e), e);
         }
         return records;
+    }
+
+    /** The record whose first token, {@code START_OBJECT}, the parser is at: its values, up to its END_OBJECT. */
+    private static ObjectNode record(JsonParser parser, JsonToken first) throws IOException {
+        if (first != JsonToken.START_OBJECT) {
+            throw new IllegalStateException("The CSV parser began a record with " + first + ", not an object.");
+        }
+        JsonNodeFactory nodes = JsonNodeFactory.instance;
+        ObjectNode values = nodes.objectNode();
+        for (String name = parser.nextFieldName(); name != null; name = parser.nextFieldName()) {
+            JsonToken value = parser.nextToken();
+            if (value == JsonToken.VALUE_STRING) {
+                values.set(name, nodes.textNode(parser.getText()));
+            } else if (value == JsonToken.VALUE_NULL) {
+                values.set(name, nodes.nullNode());
+            } else {
+                throw new IllegalStateException("The CSV parser gave column '" + name + "' a " + value
+                        + ", not a text value.");
+            }
+        }
+        return values;
     }
 
     @Override

@@ -284,7 +284,8 @@ public final class FixedFormat implements RecordFormat {
     /**
      * The value of field {@code f} of the record at {@code position}. A string, a whole number and a decimal are read
      * from the bytes when the character set writes ASCII as ASCII, its padding stripped there: one string made, or
-     * none for a whole number, rather than the field's text and then its stripped copy.
+     * none for a whole number or a plain decimal ({@link #plainDecimal}), rather than the field's text and then its
+     * stripped copy.
      */
     private JsonNode read(FixedField f, DateTimeFormatter date, byte[] body, int position, int record) {
         if (!asciiCompatible || f.padding() >= 0x80 || f.type() == FixedField.Type.DATE) {
@@ -333,14 +334,54 @@ public final class FixedFormat implements RecordFormat {
                     return nodes.numberNode(negative ? -value : value);
                 }
             }
-        } else if (ascii(body, start, end)) {
-            try {
-                return nodes.numberNode(new BigDecimal(new String(body, start, end - start, charset)));
-            } catch (NumberFormatException e) {
-                // refused below, as the text says
+        } else {
+            BigDecimal plain = plainDecimal(body, start, end);
+            if (plain != null) {
+                return nodes.numberNode(plain);
+            }
+            if (ascii(body, start, end)) {
+                try {
+                    return nodes.numberNode(new BigDecimal(new String(body, start, end - start, charset)));
+                } catch (NumberFormatException e) {
+                    // refused below, as the text says
+                }
             }
         }
         return readText(f, date, body, position, record); // anything else as before: its value or its refusal
+    }
+
+    /**
+     * The decimal written in ASCII in {@code body[start, end)} when it is a plain one: a sign or none, then 1 to 18
+     * digits with at most one point among them. It is what {@code new BigDecimal} makes of that text (the same
+     * unscaled value and scale), without the text; null for anything else (an exponent, more digits, other
+     * characters), which the caller reads from its text.
+     */
+    static BigDecimal plainDecimal(byte[] body, int start, int end) {
+        int at = start;
+        boolean negative = at < end && body[at] == '-';
+        if (negative || at < end && body[at] == '+') {
+            at++;
+        }
+        long unscaled = 0;
+        int digits = 0;
+        int point = -1;
+        for (; at < end; at++) {
+            byte b = body[at];
+            if (b >= '0' && b <= '9') {
+                if (++digits > 18) {
+                    return null;
+                }
+                unscaled = unscaled * 10 + (b - '0');
+            } else if (b == '.' && point < 0) {
+                point = digits;
+            } else {
+                return null;
+            }
+        }
+        if (digits == 0) {
+            return null;
+        }
+        return BigDecimal.valueOf(negative ? -unscaled : unscaled, point < 0 ? 0 : digits - point);
     }
 
     /** A byte that {@link String#strip()} strips (ASCII whitespace). */

@@ -1,8 +1,17 @@
 package org.wharfmq.flow.records;
 
+import com.fasterxml.jackson.core.JacksonException;
+import com.fasterxml.jackson.databind.MappingIterator;
+import com.fasterxml.jackson.databind.ObjectReader;
 import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.JsonNodeFactory;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import com.fasterxml.jackson.dataformat.csv.CsvMapper;
+import com.fasterxml.jackson.dataformat.csv.CsvParser;
+import com.fasterxml.jackson.dataformat.csv.CsvSchema;
 import org.junit.jupiter.api.Test;
 
+import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -79,6 +88,58 @@ class CsvFormatTest {
         RecordFormatException spans = assertThrows(RecordFormatException.class,
                 () -> CsvFormat.withHeader().parse("id,name\n1,Ann\n2,\"Bob\n3,Cy\n"));
         assertTrue(spans.fault().matches("Missing closing quote .* \\(line 5, column \\d+\\)"), spans.fault());
+    }
+
+    /**
+     * The records are what Jackson's data binding reads with the format's settings (an object per record, values and
+     * their order), and a body it refuses is refused for the same fault: bodies at the edges of the CSV parser.
+     */
+    @Test
+    void theRecordsAreWhatJacksonsDataBindingReads() {
+        String[] bodies = {"", "\n\n", "id,name\n", "id,name", " id , name \n1,Ann\n", "id,name\n\n1,Ann\n\n\n2,Bob",
+                "id,name\r\n1,Ann\r\n2,\r\n", "a,a\n1,2\n", "id,name\n1,Ann,\n", "id,name\n\"1\",\"A\nB\"\n",
+                "id,name\n1\n", "id,name\n1,2,3\n", "id,name\n1,\"Ann\n", ",\n1\n", "id,\n1,2\n", "\uFEFFid,name\n1,2\n",
+                "id,name\n1,\"A\"\"B\"\n2,\"C\"x\n"};
+        CsvMapper mapper = new CsvMapper();
+        ObjectReader withHeader = mapper.readerFor(ObjectNode.class).with(CsvSchema.emptySchema().withHeader())
+                .with(CsvParser.Feature.FAIL_ON_MISSING_COLUMNS).with(CsvParser.Feature.SKIP_EMPTY_LINES);
+        ObjectReader columns = mapper.readerFor(ObjectNode.class)
+                .with(CsvSchema.builder().addColumn("id").addColumn("name").build().withoutHeader())
+                .with(CsvParser.Feature.FAIL_ON_MISSING_COLUMNS).with(CsvParser.Feature.SKIP_EMPTY_LINES);
+        for (String body : bodies) {
+            assertEquals(dataBinding(withHeader, body), parsed(CsvFormat.withHeader(), body), body);
+            assertEquals(dataBinding(columns, body), parsed(CsvFormat.columns("id", "name"), body), body);
+        }
+        RecordFormatException header = assertThrows(RecordFormatException.class,
+                () -> CsvFormat.withHeader().parse(",\n1\n"));
+        assertTrue(header.getMessage().startsWith("The CSV body cannot be parsed: "), header.getMessage());
+    }
+
+    /** The records as JSON, or the parser's fault: what data binding reads. */
+    private static String dataBinding(ObjectReader reader, String body) {
+        try (MappingIterator<ObjectNode> values = reader.readValues(body)) {
+            ArrayNode records = JsonNodeFactory.instance.arrayNode();
+            while (values.hasNextValue()) {
+                records.add(values.nextValue());
+            }
+            return records.toString();
+        } catch (IOException e) {
+            return fault(e);
+        }
+    }
+
+    /** The records as JSON, or the parser's fault: what the format reads. */
+    private static String parsed(CsvFormat format, String body) {
+        try {
+            return format.parse(body).toString();
+        } catch (RecordFormatException e) {
+            return e.getCause() == null ? e.getMessage() : fault(e.getCause());
+        }
+    }
+
+    private static String fault(Throwable e) {
+        return e.getClass().getName() + ": " + (e instanceof JacksonException j ? j.getOriginalMessage()
+                + " at " + j.getLocation() : e.getMessage());
     }
 
     @Test

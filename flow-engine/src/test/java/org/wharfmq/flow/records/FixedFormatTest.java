@@ -100,6 +100,30 @@ class FixedFormatTest {
                 + "number.", decimal.getMessage());
     }
 
+    /**
+     * A plain decimal (a sign or none, up to 18 digits, a point or none) is read from the field's bytes: the value is
+     * what {@code new BigDecimal} makes of its text, the same unscaled value and scale; anything else is left to it.
+     */
+    @Test
+    void aPlainDecimalReadFromItsBytesIsWhatBigDecimalMakesOfItsText() {
+        String[] plain = {"0", "-0", "+0.00", "5.", ".5", "-.5", "000012.500", "-000000.05", "123456789012345678",
+                "12345678901234567.8", ".000000000000000001"};
+        for (String text : plain) {
+            byte[] bytes = bytes("  " + text + "  ");
+            BigDecimal read = FixedFormat.plainDecimal(bytes, 2, bytes.length - 2);
+            assertEquals(new BigDecimal(text), read, text); // equals compares the scale too
+        }
+        String[] others = {"1234567890123456789", "1e3", "1.2.3", ".", "-", "+", "", "1 2", "--1", "1-", "0x1"};
+        for (String text : others) {
+            assertEquals(null, FixedFormat.plainDecimal(bytes(text), 0, bytes(text).length), text);
+        }
+        FixedFormat format = FixedFormat.builder(24).decimal("d", 0, 24, -1).build();
+        for (String text : new String[] {"+.5", "5.", "-0.00", "1234567890123456789", "00001.10", "-1.5E-3"}) {
+            assertEquals(new BigDecimal(text), format.parse(bytes(padded(text, 24, true))).get(0).get("d")
+                    .decimalValue(), text);
+        }
+    }
+
     @Test
     void aRecordShorterThanTheModelIsRefusedNamingTheRecordOffsetAndLength() {
         RecordFormatException e = assertThrows(RecordFormatException.class,
