@@ -196,10 +196,6 @@ record QueueManagerPair(Path qm1Config, Path qm2Config, int qm1Port, int qm2Port
                     .append("    transmissionQueue: ").append(partner).append(".XMIT.").append(c).append('\n')
                     .append("    user: ").append(user).append('\n')
                     .append("    password: ").append(password).append('\n');
-            Integer batchSize = Integer.getInteger("wharf.experiment.channelBatchSize"); // EXPERIMENT, not merged
-            if (batchSize != null) {
-                yaml.append("    batchSize: ").append(batchSize).append('\n');
-            }
             yaml.append("  - name: ").append(partner).append(".TO.").append(self).append('.').append(c).append('\n')
                     .append("    type: receiver\n")
                     .append("    partnerUser: ").append(partner.toLowerCase(java.util.Locale.ROOT)).append('\n')

@@ -143,11 +143,6 @@ final class CoreLink implements LinkEvents, DeliveryTarget, AutoCloseable {
         consumers.registerConsumer(consumerId, this);
     }
 
-    /** EXPERIMENT (not merged): {@link org.wharfmq.client.core.transport.FrameLink#holdWrites}. */
-    void holdWrites(long nanos) {
-        link.link().holdWrites(nanos);
-    }
-
     /** Writes a frame that wants no answer. */
     void write(Frame frame) {
         link.write(frame);

@@ -909,7 +909,6 @@ final class SenderChannel implements Runnable {
         partner = CoreLink.open(definition.connection(), clientTls(), definition.user(), definition.password(),
                 "channel " + definition.name() + " from " + queueManager, definition.heartbeatMillis(),
                 definition.connectTimeoutMillis(), ChannelConfiguration.SENDER_MAX_RECEIVE_LENGTH, loop);
-        partner.holdWrites(1000L * Long.getLong("wharf.experiment.channelHoldMicros", 0)); // EXPERIMENT, not merged
         Long reset = resets.pending(definition.name());
         boolean askFast = definition.nonPersistentSpeed() == ChannelDefinition.NonPersistentSpeed.FAST;
         Frame.ChannelStatus status = partner.call(id -> new Frame.ChannelOpen(id, definition.name(), queueManager,

@@ -48,13 +48,6 @@ final class ChannelLink implements FrameLink {
     /** How a socket link copies a drain's frames into runs; null on an in-VM link, whose frames go as they are. */
     private final FrameRuns runs;
     private volatile Channel channel;
-    /** EXPERIMENT: the least time between two drains' writes; 0: none. */
-    private volatile long holdNanos;
-    /** EXPERIMENT: when the last drain wrote ({@link System#nanoTime}). */
-    private volatile long lastDrainNanos;
-    /** EXPERIMENT: drains held, drains that wrote (read by the log line). */
-    private long held;
-    private long drains;
 
     /** @param runs how a socket link copies a drain's frames into runs; null on an in-VM link */
     ChannelLink(FrameListener listener, FrameRuns runs) {
@@ -73,23 +66,9 @@ final class ChannelLink implements FrameLink {
     }
 
     @Override
-    public void holdWrites(long nanos) {
-        holdNanos = nanos;
-    }
-
-    @Override
     public void write(Frame frame) {
         pending.offer(frame);
         if (drainScheduled.compareAndSet(false, true)) {
-            long hold = holdNanos;
-            if (hold > 0) {
-                long wait = lastDrainNanos + hold - System.nanoTime();
-                if (wait > 0) {
-                    held++;
-                    channel.eventLoop().schedule(drain, wait, TimeUnit.NANOSECONDS);
-                    return;
-                }
-            }
             channel.eventLoop().execute(drain);
         }
     }
@@ -127,12 +106,6 @@ final class ChannelLink implements FrameLink {
             wrote = true;
         }
         if (wrote) {
-            if (holdNanos > 0) {
-                lastDrainNanos = System.nanoTime();
-                if (++drains % 100_000 == 0) {
-                    System.err.println("EXPERIMENT hold: " + drains + " drains, " + held + " held");
-                }
-            }
             if (runs != null) {
                 runs.end(channel);
             }

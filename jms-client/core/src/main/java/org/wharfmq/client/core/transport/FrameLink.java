@@ -106,10 +106,6 @@ public interface FrameLink {
     default void readerOnly() {
     }
 
-    /** EXPERIMENT (session 38, not to be merged): at most one drain per {@code nanos}; 0: none held. */
-    default void holdWrites(long nanos) {
-    }
-
     /** Allocates the buffers that SEND frames carry. */
     ByteBufAllocator alloc();
 
