@@ -114,6 +114,18 @@ public final class InProcessTakes implements AutoCloseable {
     private long settledUpTo = -1;
     private long settledBytes;
     private final Runnable settleTask = this::settleConsumed;
+    /** {@link #settleTask} as work a taker that defers its wakes owes its loop a wake for ({@link DeferredWakes}). */
+    private final DeferredWakes.Pending settlement = new DeferredWakes.Pending() {
+        @Override
+        public EventLoop loop() {
+            return loop;
+        }
+
+        @Override
+        public boolean pending() {
+            return settling.get();
+        }
+    };
 
     private InProcessTakes(Channel channel, XaBranches xaBranches, ConnectionAccess access) {
         this.channel = channel;
@@ -368,8 +380,10 @@ public final class InProcessTakes implements AutoCloseable {
 
     /**
      * Queues the settlement of what the taker has {@link #consumed} and not yet settled, on the session's loop; does not
-     * wait for it. One task is queued at a time, and settles every message consumed until it runs. The taker's, before
-     * its thread waits (see {@link #consumed}); nothing when all is settled.
+     * wait for it. One task is queued at a time, and settles every message consumed until it runs; a taker that defers
+     * its wakes ({@link DeferredWakes}) queues it without waking the loop and owes the wake. The taker's, before its
+     * thread waits (see {@link #consumed}; and a deferring taker issues its owed wakes after it); nothing when all is
+     * settled.
      */
     public void settle() {
         if (unsettledCount == 0) {
@@ -378,7 +392,13 @@ public final class InProcessTakes implements AutoCloseable {
         unsettledCount = 0;
         unsettledBytes = 0;
         if (settling.compareAndSet(false, true)) {
-            loop.execute(settleTask);
+            DeferredWakes deferring = DeferredWakes.ofThisThread();
+            if (deferring != null) { // the taker issues the wake before it waits, or the bound does
+                DeferredWakes.queueWithoutWake(loop, settleTask);
+                deferring.owe(settlement);
+            } else {
+                loop.execute(settleTask);
+            }
         }
     }
 
