@@ -208,10 +208,10 @@ public final class Configuration {
     public static final int DEFERRED_WAKES_MAX = 8;
 
     /**
-     * The longest a thread that defers its wakes of event loops owes one, in microseconds: {@value}. Past it the queue
-     * manager's {@code wharf-wake-bound} thread issues them, whatever the owner does (blocked in a database call, an
-     * HTTP request, a file or another JMS provider, or working long in a node); that thread looks once per this
-     * interval while wakes are owed.
+     * How long a thread that defers its wakes of event loops may owe one before another thread issues it, in
+     * microseconds: {@value}. The queue manager's {@code wharf-wake-bound} thread issues the wakes owed this long
+     * (within twice this: it looks once per this interval while wakes are owed), whatever the owner does (blocked in a
+     * database call, an HTTP request, a file or another JMS provider, or working long in a node).
      */
     public static final long DEFERRED_WAKE_BOUND_MICROS = 1_000;
 

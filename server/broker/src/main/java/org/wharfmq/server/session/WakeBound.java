@@ -9,7 +9,7 @@ import java.util.concurrent.locks.LockSupport;
 /**
  * The bound on {@link DeferredWakes}: one daemon thread of the JVM's ({@code wharf-wake-bound}, started with the first
  * thread that defers its wakes) that issues the wakes a thread has owed for {@link Configuration#DEFERRED_WAKE_BOUND_MICROS}
- * or longer, whatever that thread is doing (blocked in a database call, an HTTP request, a file or another JMS
+ * or longer (within twice that), whatever that thread is doing (blocked in a database call, an HTTP request, a file or another JMS
  * provider, or busy in a long node). It wakes every loop that thread ever deferred work to (a few: the I/O loops), which
  * costs nothing to a loop with nothing queued, and touches nothing of the owner's.
  *
