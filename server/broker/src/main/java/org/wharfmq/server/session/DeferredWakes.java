@@ -7,6 +7,7 @@ import io.netty.util.concurrent.FastThreadLocalThread;
 import org.wharfmq.server.Configuration;
 
 import java.util.Arrays;
+import java.util.concurrent.RejectedExecutionException;
 
 /**
  * The wakes of event loops that one thread of the queue manager's own (a flow's reader, which takes its input and puts
@@ -23,7 +24,7 @@ import java.util.Arrays;
  *   <li>once {@link Configuration#DEFERRED_WAKES_MAX} tasks are owed (a reply waits for at most that many more);</li>
  *   <li>before the thread waits for anything: its input ({@code InProcessConsumer}), producer credit or the journal
  *       ({@link InProcessProducer}), and as it stops deferring ({@link #close});</li>
- *   <li>and by the queue manager's {@link WakeBound} thread once they have been owed for
+ *   <li>and by the {@link WakeBound} thread once they have been owed for
  *       {@link Configuration#DEFERRED_WAKE_BOUND_MICROS}: the thread may block where it cannot say so first (a
  *       database call waiting for a row lock, an HTTP request, a file, another JMS provider), or work long in a node,
  *       and what it put before must not wait for that.</li>
@@ -150,8 +151,17 @@ public final class DeferredWakes implements AutoCloseable {
         count = 0;
         owedSince = 0;
         for (int i = 0; i < loops; i++) {
-            toWake[i].execute(WAKE);
+            wake(toWake[i]);
             toWake[i] = null;
+        }
+    }
+
+    /** Wakes {@code loop}, unless it has shut down (with the queue manager): then nothing runs there any more. */
+    private static void wake(EventLoop loop) {
+        try {
+            loop.execute(WAKE);
+        } catch (RejectedExecutionException e) {
+            // the loop has shut down
         }
     }
 
@@ -163,7 +173,7 @@ public final class DeferredWakes implements AutoCloseable {
     /** Wakes every loop the owner ever deferred work to; {@link WakeBound}'s, while the owner may be blocked. */
     void wakeAll() {
         for (EventLoop loop : everOwed) {
-            loop.execute(WAKE);
+            wake(loop);
         }
     }
 

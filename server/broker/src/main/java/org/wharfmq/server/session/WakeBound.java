@@ -22,6 +22,8 @@ final class WakeBound implements Runnable {
 
     static final WakeBound INSTANCE = new WakeBound();
 
+    private static final System.Logger LOG = System.getLogger(WakeBound.class.getName());
+
     private static final long BOUND_NANOS = TimeUnit.MICROSECONDS.toNanos(Configuration.DEFERRED_WAKE_BOUND_MICROS);
     /** Bounds looked at with nothing owed before the thread parks without a deadline. */
     private static final int IDLE_LOOKS = 2;
@@ -62,34 +64,45 @@ final class WakeBound implements Runnable {
     public void run() {
         int idle = 0;
         while (true) {
-            long now = System.nanoTime();
-            long next = Long.MAX_VALUE;
-            for (DeferredWakes wakes : watched) {
-                long since = wakes.owedSince();
-                if (since == 0 || since == wakes.wokenFor) {
-                    continue;
-                }
-                if (now - since >= BOUND_NANOS) {
-                    wakes.wokenFor = since;
-                    wakes.wakeAll();
-                } else {
-                    next = Math.min(next, since + BOUND_NANOS);
-                }
-            }
-            if (next != Long.MAX_VALUE) {
-                idle = 0;
-                LockSupport.parkNanos(this, next - now);
-            } else if (++idle <= IDLE_LOOKS) {
+            try {
+                idle = look(idle);
+            } catch (RuntimeException e) { // never the end of the bound
+                LOG.log(System.Logger.Level.WARNING, "Issuing owed wakes failed: " + e, e);
                 LockSupport.parkNanos(this, BOUND_NANOS);
-            } else {
-                parked = true;
-                if (!anyOwed()) { // looked at after saying so: a thread that owes since then unparks this one
-                    LockSupport.park(this);
-                }
-                parked = false;
-                idle = 0;
             }
         }
+    }
+
+    /** One look at the owed wakes and the park after it; returns the looks with nothing owed so far. */
+    private int look(int idle) {
+        long now = System.nanoTime();
+        long next = Long.MAX_VALUE;
+        for (DeferredWakes wakes : watched) {
+            long since = wakes.owedSince();
+            if (since == 0 || since == wakes.wokenFor) {
+                continue;
+            }
+            if (now - since >= BOUND_NANOS) {
+                wakes.wokenFor = since;
+                wakes.wakeAll();
+            } else {
+                next = Math.min(next, since + BOUND_NANOS);
+            }
+        }
+        if (next != Long.MAX_VALUE) {
+            LockSupport.parkNanos(this, next - now);
+            return 0;
+        }
+        if (idle < IDLE_LOOKS) {
+            LockSupport.parkNanos(this, BOUND_NANOS);
+            return idle + 1;
+        }
+        parked = true;
+        if (!anyOwed()) { // looked at after saying so: a thread that owes since then unparks this one
+            LockSupport.park(this);
+        }
+        parked = false;
+        return 0;
     }
 
     private boolean anyOwed() {
