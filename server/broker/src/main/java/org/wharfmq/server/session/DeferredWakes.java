@@ -1,13 +1,13 @@
 package org.wharfmq.server.session;
 
 import io.netty.channel.EventLoop;
-import io.netty.util.concurrent.AbstractEventExecutor;
 import io.netty.util.concurrent.FastThreadLocal;
 import io.netty.util.concurrent.FastThreadLocalThread;
 import org.wharfmq.server.Configuration;
 
 import java.util.Arrays;
 import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.locks.ReentrantLock;
 
 /**
  * The wakes of event loops that one thread of the queue manager's own (a flow's reader, which takes its input and puts
@@ -16,10 +16,9 @@ import java.util.concurrent.RejectedExecutionException;
  * of its connection's loop ({@link DeliveryWriter}), and its settlement of what it consumed is a task of its input
  * session's loop ({@link InProcessTakes#settle}); each such task woke its loop when the loop slept, an {@code eventfd}
  * write by the reader and a thread the scheduler then runs beside it, or in its place: about one wake per message,
- * where the reader is the flow's one busy thread (F-DB-UPDATE, docs/performance-log.md, sessions 34 to 38). On a
- * thread that defers its wakes these tasks are queued without waking the loop ({@code lazyExecute}: a loop awake for
- * anything else runs them then) and the loop is owed a wake; the owed wakes are issued, one per loop however many tasks
- * it was owed for, none for a loop that has run them meanwhile:
+ * where the reader is the flow's one busy thread (F-DB-UPDATE, docs/performance-log.md, sessions 34 to 38). A thread
+ * that defers its wakes owes these tasks instead ({@link #owe}) and queues them together ({@link #issue}), so that a
+ * loop asleep is woken once for all of its tasks:
  * <ul>
  *   <li>once {@link Configuration#DEFERRED_WAKES_MAX} tasks are owed (a reply waits for at most that many more);</li>
  *   <li>before the thread waits for anything: its input ({@code InProcessConsumer}), producer credit or the journal
@@ -29,43 +28,41 @@ import java.util.concurrent.RejectedExecutionException;
  *       database call waiting for a row lock, an HTTP request, a file, another JMS provider), or work long in a node,
  *       and what it put before must not wait for that.</li>
  * </ul>
- * So no reply waits longer than the bound for a wake, however the flow's invocation after it goes.
+ * So no reply waits longer than the bound, however the flow's invocation after it goes. A session's drain that a
+ * deferring thread owes holds nobody else's deliveries: a thread that does not defer queues its own
+ * ({@link DeliveryWriter#flush}).
  *
- * <p><b>Threading.</b> The owed tasks are the owning thread's alone ({@link #owe}, {@link #issue}); {@link WakeBound}
- * reads {@link #owedSince} and wakes every loop this thread ever deferred a task to ({@link #wakeAll}), touching nothing
- * of the owner's: a wake is harmless to a loop with nothing to do. Nothing is allocated per task.
+ * <p><b>Threading.</b> The owner owes and issues; {@link WakeBound} reads {@link #owedSince} and, once the tasks have
+ * been owed too long, takes them and queues them itself. The tasks are handed over under a lock that only those two
+ * take, and queued outside it. Nothing is allocated per task.
  */
 public final class DeferredWakes implements AutoCloseable {
 
     private static final FastThreadLocal<DeferredWakes> OF_THREAD = new FastThreadLocal<>();
-    private static final Runnable WAKE = () -> {
-    };
 
-    /** Work queued on a loop without waking it, still to run there: a session's drain, an input's settlement. */
+    /** A task owed to its loop and not queued there yet: a session's drain, an input's settlement. */
     interface Pending {
-        /** The loop the work waits on. */
+        /** The loop the task runs on. */
         EventLoop loop();
 
-        /** Whether the work has not started yet (a loop that ran it needs no wake). Any thread. */
+        /** The task. */
+        Runnable task();
+
+        /** Whether the task is still due (a drain another thread queued meanwhile needs no second one). Any thread. */
         boolean pending();
     }
 
     private final Thread owner = Thread.currentThread();
     private final int max = Configuration.DEFERRED_WAKES_MAX;
-    /** The work owed a wake, in {@code [0, count)}; the owner's. */
+    /** Guards {@link #owed} and {@link #count}: the owner's, and {@link WakeBound}'s once they are owed too long. */
+    private final ReentrantLock lock = new ReentrantLock();
+    /** The tasks owed, in {@code [0, count)}. */
     private final Pending[] owed = new Pending[max];
     private int count;
-    /** The loops one {@link #issue} wakes; the owner's. */
-    private final EventLoop[] toWake = new EventLoop[max];
-    /** When the oldest owed work was queued ({@code System.nanoTime}, never 0); 0: nothing owed. */
+    /** The tasks one {@link #issue} of the owner's queues, taken out of {@link #owed} under the lock; the owner's. */
+    private final Pending[] issuing = new Pending[max];
+    /** When the oldest owed task was owed ({@code System.nanoTime}, never 0); 0: nothing owed. */
     private volatile long owedSince;
-    /** Every loop this thread ever deferred work to, for {@link WakeBound}; grows (rarely), copied on write. */
-    private volatile EventLoop[] everOwed = new EventLoop[0];
-    /**
-     * The {@link #owedSince} whose wakes {@link WakeBound} issued (written before it wakes the loops): work owed after
-     * that starts a new {@link #owedSince}, which the bound then watches.
-     */
-    volatile long wokenFor;
 
     private DeferredWakes() {
     }
@@ -93,7 +90,7 @@ public final class DeferredWakes implements AutoCloseable {
         return Thread.currentThread() instanceof FastThreadLocalThread ? OF_THREAD.getIfExists() : null;
     }
 
-    /** Issues the calling thread's owed wakes, if it defers them: it is about to wait. Any thread. */
+    /** Issues the calling thread's owed wakes, if it defers them: it is about to wait. */
     public static void issueOwed() {
         DeferredWakes wakes = ofThisThread();
         if (wakes != null) {
@@ -101,89 +98,68 @@ public final class DeferredWakes implements AutoCloseable {
         }
     }
 
-    /** Queues {@code task} on {@code loop} without waking it; {@link #owe} it next. */
-    static void queueWithoutWake(EventLoop loop, Runnable task) {
-        if (loop instanceof AbstractEventExecutor executor) {
-            executor.lazyExecute(task);
-        } else {
-            loop.execute(task);
+    /** {@code work} is owed to its loop: queued there at the next {@link #issue}; the owner's. */
+    void owe(Pending work) {
+        boolean full;
+        lock.lock();
+        try {
+            if (count == 0) {
+                long now = System.nanoTime();
+                owedSince = now == 0 ? 1 : now;
+            }
+            owed[count++] = work;
+            full = count == max;
+        } finally {
+            lock.unlock();
         }
+        if (full) {
+            issue();
+        } else {
+            WakeBound.INSTANCE.owing(); // after owedSince: a bound's thread parking since looks again
+        }
+    }
+
+    /** Queues every task owed on its loop (a loop asleep is woken once for all of its tasks); the owner's. */
+    public void issue() {
+        queue(issuing, take(issuing));
     }
 
     /**
-     * {@code work}, queued on its loop without a wake, is owed one; the owner's. Its loop is among {@link #everOwed}
-     * before {@link #wokenFor} is read: a bound's wake that this read does not see wakes that loop.
+     * Takes the owed tasks into {@code into} and returns how many; under the lock, so the owner and
+     * {@link WakeBound} never queue the same tasks.
      */
-    void owe(Pending work) {
-        EventLoop loop = work.loop();
-        EventLoop[] ever = everOwed;
-        if (!contains(ever, ever.length, loop)) {
-            EventLoop[] more = Arrays.copyOf(ever, ever.length + 1);
-            more[ever.length] = loop;
-            everOwed = more;
-        }
-        long since = owedSince;
-        if (since == 0 || since == wokenFor) { // the bound has woken for what was owed before: a new start
-            long now = System.nanoTime();
-            owedSince = now == 0 ? 1 : now;
-            WakeBound.INSTANCE.owing(); // after saying so: a bound's thread parking since looks again
-        }
-        owed[count++] = work;
-        if (count == max) {
-            issue();
+    int take(Pending[] into) {
+        lock.lock();
+        try {
+            int n = count;
+            System.arraycopy(owed, 0, into, 0, n);
+            Arrays.fill(owed, 0, n, null);
+            count = 0;
+            owedSince = 0;
+            return n;
+        } finally {
+            lock.unlock();
         }
     }
 
-    /** Wakes each loop owed a wake whose work has not run yet, once; the owner's. */
-    public void issue() {
-        if (count == 0) {
-            return;
-        }
-        int loops = 0;
-        for (int i = 0; i < count; i++) {
-            Pending work = owed[i];
-            owed[i] = null;
-            EventLoop loop = work.loop();
-            if (work.pending() && !contains(toWake, loops, loop)) {
-                toWake[loops++] = loop;
+    /** Queues the first {@code n} tasks of {@code tasks} that are still due on their loops, and forgets them. */
+    static void queue(Pending[] tasks, int n) {
+        for (int i = 0; i < n; i++) {
+            Pending work = tasks[i];
+            tasks[i] = null;
+            if (work.pending()) {
+                try {
+                    work.loop().execute(work.task());
+                } catch (RejectedExecutionException e) {
+                    // the loop has shut down, with the queue manager: nothing runs there any more
+                }
             }
         }
-        count = 0;
-        owedSince = 0;
-        for (int i = 0; i < loops; i++) {
-            wake(toWake[i]);
-            toWake[i] = null;
-        }
     }
 
-    /** Wakes {@code loop}, unless it has shut down (with the queue manager): then nothing runs there any more. */
-    private static void wake(EventLoop loop) {
-        try {
-            loop.execute(WAKE);
-        } catch (RejectedExecutionException e) {
-            // the loop has shut down
-        }
-    }
-
-    /** When the oldest owed work was queued, 0 when none is owed. Any thread. */
+    /** When the oldest owed task was owed, 0 when none is. Any thread. */
     long owedSince() {
         return owedSince;
-    }
-
-    /** Wakes every loop the owner ever deferred work to; {@link WakeBound}'s, while the owner may be blocked. */
-    void wakeAll() {
-        for (EventLoop loop : everOwed) {
-            wake(loop);
-        }
-    }
-
-    private static boolean contains(EventLoop[] loops, int n, EventLoop loop) {
-        for (int i = 0; i < n; i++) {
-            if (loops[i] == loop) {
-                return true;
-            }
-        }
-        return false;
     }
 
     /** Issues what is owed and stops deferring: the owner's. */

@@ -44,10 +44,10 @@ final class DeliveryWriter implements DeferredWakes.Pending {
      */
     private volatile boolean drainScheduled;
     /**
-     * The drain due was queued without waking the loop, by a thread that owes the wake ({@link DeferredWakes}); written
-     * with {@link #drainScheduled} (before it), under the lock.
+     * The drain due is owed by a thread that defers its wakes ({@link DeferredWakes}), not queued yet; written with
+     * {@link #drainScheduled} (before it), under the lock.
      */
-    private volatile boolean drainUnwoken;
+    private volatile boolean drainOwed;
     /** The deliveries of one drain, written once the lock is released; event loop only. */
     private final List<Delivery> batch = new ArrayList<>();
     /** A reference to the bytes of each of {@link #batch}, taken under the lock; event loop only. */
@@ -82,9 +82,8 @@ final class DeliveryWriter implements DeferredWakes.Pending {
     /**
      * Gets the queued frames written: during a read of another connection, when that read ends (with the other sessions
      * it delivered to: {@link DeliveryHandOff}); else now when on the event loop; else by one scheduled task, which a
-     * thread that defers its wakes (a flow's reader: {@link DeferredWakes}) queues without waking the loop, and owes the
-     * loop a wake. A drain due without a wake does not hold a delivery of a thread that does not defer: that one wakes
-     * the loop.
+     * thread that defers its wakes (a flow's reader: {@link DeferredWakes}) owes, to queue with its others. A drain owed
+     * that way does not hold a delivery of a thread that does not defer: that one queues a drain of its own.
      */
     void flush() {
         DeliveryHandOff reading = handOff == null ? null : DeliveryHandOff.reading();
@@ -94,18 +93,18 @@ final class DeliveryWriter implements DeferredWakes.Pending {
             return;
         }
         DeferredWakes deferring = held ? null : DeferredWakes.ofThisThread();
-        if (drainScheduled && !drainUnwoken) {
-            return; // the drain due, its loop woken, takes what the caller queued before this
+        if (drainScheduled && !drainOwed) {
+            return; // the drain due, queued, takes what the caller queued before this
         }
         boolean schedule;
         boolean owe;
         lock.lock();
         try {
-            // a drain due without a wake: one that defers owes it too; one that does not wakes the loop
-            owe = deferring != null && drainScheduled && drainUnwoken;
-            schedule = !owe && (!drainScheduled || drainUnwoken) && !unwritten.isEmpty();
+            // a drain owed by a deferring thread, not queued yet: one that defers owes it too, one that does not queues its own
+            owe = deferring != null && drainScheduled && drainOwed;
+            schedule = !owe && (!drainScheduled || drainOwed) && !unwritten.isEmpty();
             if (schedule) {
-                drainUnwoken = deferring != null;
+                drainOwed = deferring != null;
                 drainScheduled = true;
             }
         } finally {
@@ -117,7 +116,6 @@ final class DeliveryWriter implements DeferredWakes.Pending {
             if (held) {
                 reading.hold(this);
             } else if (deferring != null) {
-                DeferredWakes.queueWithoutWake(eventLoop, drainTask);
                 deferring.owe(this);
             } else {
                 drainOnItsLoop();
@@ -131,8 +129,13 @@ final class DeliveryWriter implements DeferredWakes.Pending {
     }
 
     @Override
+    public Runnable task() {
+        return drainTask;
+    }
+
+    @Override
     public boolean pending() {
-        return drainScheduled && drainUnwoken;
+        return drainScheduled && drainOwed;
     }
 
     /** The session's connection. */

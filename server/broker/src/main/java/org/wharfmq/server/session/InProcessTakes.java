@@ -114,11 +114,16 @@ public final class InProcessTakes implements AutoCloseable {
     private long settledUpTo = -1;
     private long settledBytes;
     private final Runnable settleTask = this::settleConsumed;
-    /** {@link #settleTask} as work a taker that defers its wakes owes its loop a wake for ({@link DeferredWakes}). */
+    /** {@link #settleTask} as a task a taker that defers its wakes owes ({@link DeferredWakes}). */
     private final DeferredWakes.Pending settlement = new DeferredWakes.Pending() {
         @Override
         public EventLoop loop() {
             return loop;
+        }
+
+        @Override
+        public Runnable task() {
+            return settleTask;
         }
 
         @Override
@@ -381,7 +386,7 @@ public final class InProcessTakes implements AutoCloseable {
     /**
      * Queues the settlement of what the taker has {@link #consumed} and not yet settled, on the session's loop; does not
      * wait for it. One task is queued at a time, and settles every message consumed until it runs; a taker that defers
-     * its wakes ({@link DeferredWakes}) queues it without waking the loop and owes the wake. The taker's, before its
+     * its wakes ({@link DeferredWakes}) owes it, to queue with its others. The taker's, before its
      * thread waits (see {@link #consumed}; and a deferring taker issues its owed wakes after it); nothing when all is
      * settled.
      */
@@ -393,8 +398,7 @@ public final class InProcessTakes implements AutoCloseable {
         unsettledBytes = 0;
         if (settling.compareAndSet(false, true)) {
             DeferredWakes deferring = DeferredWakes.ofThisThread();
-            if (deferring != null) { // the taker issues the wake before it waits, or the bound does
-                DeferredWakes.queueWithoutWake(loop, settleTask);
+            if (deferring != null) { // queued with the taker's others before it waits, or by the bound
                 deferring.owe(settlement);
             } else {
                 loop.execute(settleTask);

@@ -9,9 +9,8 @@ import java.util.concurrent.locks.LockSupport;
 /**
  * The bound on {@link DeferredWakes}: one daemon thread of the JVM's ({@code wharf-wake-bound}, started with the first
  * thread that defers its wakes) that issues the wakes a thread has owed for {@link Configuration#DEFERRED_WAKE_BOUND_MICROS}
- * or longer (within twice that), whatever that thread is doing (blocked in a database call, an HTTP request, a file or another JMS
- * provider, or busy in a long node). It wakes every loop that thread ever deferred work to (a few: the I/O loops), which
- * costs nothing to a loop with nothing queued, and touches nothing of the owner's.
+ * or longer (within twice that), whatever that thread is doing (blocked in a database call, an HTTP request, a file or
+ * another JMS provider, or busy in a long node): it takes that thread's owed tasks and queues them on their loops.
  *
  * <p>What it costs: while some thread owes wakes it looks once per bound (at most {@code 1 s / bound} times a second,
  * 1,000 at the default), reading one volatile per deferring thread; it goes on looking for two bounds after the last
@@ -20,15 +19,17 @@ import java.util.concurrent.locks.LockSupport;
  */
 final class WakeBound implements Runnable {
 
-    static final WakeBound INSTANCE = new WakeBound();
-
     private static final System.Logger LOG = System.getLogger(WakeBound.class.getName());
 
     private static final long BOUND_NANOS = TimeUnit.MICROSECONDS.toNanos(Configuration.DEFERRED_WAKE_BOUND_MICROS);
     /** Bounds looked at with nothing owed before the thread parks without a deadline. */
     private static final int IDLE_LOOKS = 2;
 
+    static final WakeBound INSTANCE = new WakeBound();
+
     private final CopyOnWriteArrayList<DeferredWakes> watched = new CopyOnWriteArrayList<>();
+    /** The tasks of one thread this one queues; its own. */
+    private final DeferredWakes.Pending[] issuing = new DeferredWakes.Pending[Configuration.DEFERRED_WAKES_MAX];
     private volatile Thread thread;
     /** The thread parks without a deadline: a thread that comes to owe wakes unparks it. */
     private volatile boolean parked;
@@ -79,12 +80,11 @@ final class WakeBound implements Runnable {
         long next = Long.MAX_VALUE;
         for (DeferredWakes wakes : watched) {
             long since = wakes.owedSince();
-            if (since == 0 || since == wakes.wokenFor) {
+            if (since == 0) {
                 continue;
             }
             if (now - since >= BOUND_NANOS) {
-                wakes.wokenFor = since;
-                wakes.wakeAll();
+                DeferredWakes.queue(issuing, wakes.take(issuing));
             } else {
                 next = Math.min(next, since + BOUND_NANOS);
             }
@@ -107,8 +107,7 @@ final class WakeBound implements Runnable {
 
     private boolean anyOwed() {
         for (DeferredWakes wakes : watched) {
-            long since = wakes.owedSince();
-            if (since != 0 && since != wakes.wokenFor) {
+            if (wakes.owedSince() != 0) {
                 return true;
             }
         }

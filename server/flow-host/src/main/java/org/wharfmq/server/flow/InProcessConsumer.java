@@ -30,9 +30,9 @@ import java.util.function.Predicate;
  * received is settled first.
  *
  * <p>The reader's thread defers its wakes of event loops while this consumer is open ({@link DeferredWakes}): the
- * deliveries its puts make to other connections' sessions (a reply to a requester) and its settlements are queued on
- * their loops without waking them, and the loops are woken together, once for up to
- * {@code Configuration.DEFERRED_WAKES_MAX} messages, always before the reader waits (for its next message here, for
+ * tasks its puts owe other connections' loops (a reply to a requester) and its settlements are owed, and queued
+ * together, so that a loop asleep is woken once for up to {@code Configuration.DEFERRED_WAKES_MAX} of them: always
+ * before the reader waits (for its next message here, for
  * producer credit or the journal in its puts), and by the queue manager's bound thread when owed for longer than
  * {@code Configuration.DEFERRED_WAKE_BOUND_MICROS} (a node blocked in a database call, an HTTP request, a file or
  * another JMS provider: FlowDeferredWakesTest).
