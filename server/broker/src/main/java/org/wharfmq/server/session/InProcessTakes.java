@@ -470,6 +470,7 @@ public final class InProcessTakes implements AutoCloseable {
     @Override
     public void close() {
         settle(); // what was consumed is settled first: queued on the loop ahead of the close
+        DeferredWakes.issueOwed(); // by a taker that defers its wakes too, which owes the settlement until then
         try {
             call("Closing the in-process session", id -> session.close(id, false), 10_000);
         } catch (InterruptedException e) {
