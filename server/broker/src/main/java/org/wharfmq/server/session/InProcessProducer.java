@@ -134,8 +134,7 @@ public final class InProcessProducer implements AutoCloseable {
     }
 
     /**
-     * Waits up to {@link Configuration#IN_PROCESS_WAIT_CHECK_MILLIS} for a task, and runs what came; the owner's owed
-     * wakes ({@link DeferredWakes}) are issued first.
+     * Waits up to {@link Configuration#IN_PROCESS_WAIT_CHECK_MILLIS} for a task, and runs what came.
      *
      * @return false when {@code waiting} has stopped or the thread was interrupted (its interrupt kept)
      */
@@ -143,7 +142,6 @@ public final class InProcessProducer implements AutoCloseable {
         if (waiting.stopped() || Thread.currentThread().isInterrupted()) {
             return false;
         }
-        DeferredWakes.issueOwed(); // what the owner put before must not wait for this wait
         tasks.await(TimeUnit.MILLISECONDS.toNanos(Configuration.IN_PROCESS_WAIT_CHECK_MILLIS));
         tasks.runAll();
         return true;
