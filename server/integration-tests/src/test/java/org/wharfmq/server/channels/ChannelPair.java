@@ -1,14 +1,11 @@
 package org.wharfmq.server.channels;
 
-import org.wharfmq.jms.WharfConnectionFactory;
 import org.wharfmq.server.ServerPlugin;
 import org.wharfmq.server.TestServer;
 import org.wharfmq.server.config.QueueDefinition;
 import org.wharfmq.server.config.QueueReference;
 
-import javax.jms.Connection;
 import javax.jms.MessageConsumer;
-import javax.jms.MessageProducer;
 import javax.jms.Session;
 import java.util.List;
 import java.util.function.Function;
@@ -77,16 +74,9 @@ final class ChannelPair implements AutoCloseable {
         return servers.keep(resource);
     }
 
-    /** Sends "order FROM" to "order TO-1", persistent, to ORDERS on QM1 in one transaction: one batch of up to five. */
+    /** {@link ChannelServers#sendOrders} to QM1. */
     void sendOrders(int from, int to) throws Exception {
-        try (Connection c = new WharfConnectionFactory(qm1.server().tcpUrl()).createConnection()) {
-            Session s = c.createSession(true, Session.SESSION_TRANSACTED);
-            MessageProducer producer = s.createProducer(s.createQueue("ORDERS"));
-            for (int i = from; i < to; i++) {
-                producer.send(s.createTextMessage("order " + i));
-            }
-            s.commit();
-        }
+        ChannelServers.sendOrders(qm1.server().tcpUrl(), from, to);
     }
 
     /** A consumer of ORDERS on QM2, on a connection that is closed at the end. */
