@@ -20,10 +20,11 @@ import java.util.function.UnaryOperator;
 final class ChannelPair implements AutoCloseable {
 
     private final ChannelServers servers = new ChannelServers();
-    private final ChannelsPlugin[] qm1Channels = new ChannelsPlugin[1];
-    private final ChannelsPlugin[] qm2Channels = new ChannelsPlugin[1];
-    private TestServer qm1;
-    private TestServer qm2;
+    /** The channels plugin each runs now (a restart makes a new one). */
+    final ChannelsPlugin[] qm1Channels = new ChannelsPlugin[1];
+    final ChannelsPlugin[] qm2Channels = new ChannelsPlugin[1];
+    TestServer qm1;
+    TestServer qm2;
 
     /** Starts QM2, then QM1 with its sender connecting straight to QM2, {@code sender} changing its definition. */
     ChannelPair start(UnaryOperator<ChannelDefinition> sender) throws Exception {
@@ -49,24 +50,6 @@ final class ChannelPair implements AutoCloseable {
                 .reference(QueueReference.remote("ORDERS", "ORDERS", "QM2", null)), qm1Channels, more,
                 sender.apply(ChannelDefinition.sender("TO.QM2", connection, "QM2", null, null).withTimes(50, 60_000))));
         return this;
-    }
-
-    TestServer qm1() {
-        return qm1;
-    }
-
-    TestServer qm2() {
-        return qm2;
-    }
-
-    /** QM1's channels plugin as it runs now (a restart makes a new one). */
-    ChannelsPlugin qm1Channels() {
-        return qm1Channels[0];
-    }
-
-    /** QM2's channels plugin as it runs now. */
-    ChannelsPlugin qm2Channels() {
-        return qm2Channels[0];
     }
 
     /** Keeps {@code resource} (a proxy between the two) to close with the queue managers. */

@@ -41,8 +41,8 @@ class ChannelReceiverStopTest {
     @Test
     void aStoppedReceiverEndsItsPartnersSessionAndRefusesItUntilStartedThenTheMessagesThatWaitedArriveOnce()
             throws Exception {
-        TestServer qm1 = pair.start(UnaryOperator.identity()).qm1();
-        TestServer qm2 = pair.qm2();
+        TestServer qm1 = pair.start(UnaryOperator.identity()).qm1;
+        TestServer qm2 = pair.qm2;
         String url1 = qm1.server().tcpUrl();
         String url2 = qm2.server().tcpUrl();
         pair.sendOrders(0, 3);
@@ -93,13 +93,13 @@ class ChannelReceiverStopTest {
 
     @Test
     void aReceiverStoppedInTheMiddleOfAPersistentBatchLosesNothingAndDoublesNothing() throws Exception {
-        TestServer qm1 = pair.start(sender -> sender.withBatchSize(5)).qm1();
+        TestServer qm1 = pair.start(sender -> sender.withBatchSize(5)).qm1;
         String url1 = qm1.server().tcpUrl();
-        String url2 = pair.qm2().server().tcpUrl();
+        String url2 = pair.qm2.server().tcpUrl();
         CountDownLatch prepared = new CountDownLatch(1);
         CountDownLatch release = new CountDownLatch(1);
         AtomicBoolean once = new AtomicBoolean();
-        pair.qm1Channels().hooks("TO.QM2", () -> {
+        pair.qm1Channels[0].hooks("TO.QM2", () -> {
             if (once.compareAndSet(false, true)) {
                 prepared.countDown(); // the batch's messages are on their way, its end not yet
                 try {
@@ -127,7 +127,7 @@ class ChannelReceiverStopTest {
 
     /** Asks QM1 for its transmission queue's depth until it is 0: the batch's removal committed, never sent again. */
     private void awaitTransmissionQueueEmpty() {
-        ChannelServers.await(() -> pair.qm1().server().queueManager().queue("QM2").depth() == 0,
+        ChannelServers.await(() -> pair.qm1.server().queueManager().queue("QM2").depth() == 0,
                 "QM1's transmission queue to be empty");
     }
 

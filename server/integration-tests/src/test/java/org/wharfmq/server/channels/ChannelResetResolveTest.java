@@ -34,8 +34,8 @@ class ChannelResetResolveTest {
 
     private void start() throws Exception {
         pair.start(sender -> sender.withBatchSize(5));
-        qm1 = pair.qm1();
-        qm2 = pair.qm2();
+        qm1 = pair.qm1;
+        qm2 = pair.qm2;
     }
 
     @Test
@@ -44,7 +44,7 @@ class ChannelResetResolveTest {
         CountDownLatch prepared = new CountDownLatch(1);
         CountDownLatch release = new CountDownLatch(1);
         AtomicBoolean once = new AtomicBoolean();
-        pair.qm1Channels().hooks("TO.QM2", () -> {
+        pair.qm1Channels[0].hooks("TO.QM2", () -> {
             if (once.compareAndSet(false, true)) {
                 prepared.countDown();
                 await(release);
@@ -97,7 +97,7 @@ class ChannelResetResolveTest {
         CountDownLatch confirmed = new CountDownLatch(1);
         CountDownLatch release = new CountDownLatch(1);
         AtomicBoolean once = new AtomicBoolean();
-        pair.qm1Channels().hooks("TO.QM2", () -> { }, () -> {
+        pair.qm1Channels[0].hooks("TO.QM2", () -> { }, () -> {
             if (once.compareAndSet(false, true)) {
                 confirmed.countDown();
                 await(release);
@@ -216,8 +216,8 @@ class ChannelResetResolveTest {
 
     /** Polls the count of messages sender TO.QM2 had confirmed since it started, until it is {@code n}. */
     private void awaitSent(long n) {
-        ChannelServers.await(() -> pair.qm1Channels().messagesSent("TO.QM2") >= n, "TO.QM2 to confirm " + n);
-        assertEquals(n, pair.qm1Channels().messagesSent("TO.QM2"));
+        ChannelServers.await(() -> pair.qm1Channels[0].messagesSent("TO.QM2") >= n, "TO.QM2 to confirm " + n);
+        assertEquals(n, pair.qm1Channels[0].messagesSent("TO.QM2"));
     }
 
     private static void await(CountDownLatch latch) {

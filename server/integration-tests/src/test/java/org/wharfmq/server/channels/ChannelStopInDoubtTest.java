@@ -39,16 +39,16 @@ class ChannelStopInDoubtTest {
         HttpPlugin http = new HttpPlugin(HttpSettings.on("127.0.0.1"));
         pair.startQm1(proxy.url(), sender -> sender.withBatchSize(5).withMaxRetry(500).withHeartbeat(0),
                 channels -> List.of(new MetricsPlugin(http.routes(), null, channels, null), http));
-        String url1 = pair.qm1().server().tcpUrl();
+        String url1 = pair.qm1.server().tcpUrl();
         MessageConsumer orders = pair.ordersOnQm2();
 
         pair.sendOrders(0, 1); // batch 1, confirmed: the channel is open
         assertEquals("order 0", ((TextMessage) ChannelServers.next(orders)).getText());
-        ChannelServers.await(pair.qm1Channels(), s -> s.messages() == 1);
+        ChannelServers.await(pair.qm1Channels[0], s -> s.messages() == 1);
 
         proxy.holdReplies(); // QM2's answers wait in the proxy
         pair.sendOrders(1, 6);
-        ChannelServers.await(pair.qm2Channels(), s -> s.lastBatchId() == 2); // committed on QM2, unconfirmed on QM1
+        ChannelServers.await(pair.qm2Channels[0], s -> s.lastBatchId() == 2); // committed on QM2, unconfirmed on QM1
         // as a program reads it (--json): the channel, its transmission queue, the batch it leaves, the description
         JsonNode stop = new ObjectMapper().readTree(AdminCli.ok(url1, "--json", "stop",
                 "channel", "TO.QM2")).get("result");
@@ -93,7 +93,7 @@ class ChannelStopInDoubtTest {
             assertEquals("order " + i, ((TextMessage) ChannelServers.next(orders)).getText());
         }
         // every order confirmed: nothing left on the transmission queue, nothing in doubt
-        ChannelServers.await(pair.qm1Channels(),
+        ChannelServers.await(pair.qm1Channels[0],
                 s -> !s.inDoubt() && Long.valueOf(0).equals(s.transmissionQueueDepth()));
 
         // nothing on its way: the stop says nothing of doubt
