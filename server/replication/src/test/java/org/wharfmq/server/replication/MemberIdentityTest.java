@@ -11,7 +11,6 @@ import org.apache.ratis.protocol.RaftClientRequest;
 import org.apache.ratis.protocol.RaftGroup;
 import org.apache.ratis.protocol.RaftGroupId;
 import org.apache.ratis.protocol.RaftPeer;
-import org.apache.ratis.protocol.RaftPeerId;
 import org.apache.ratis.retry.RetryPolicies;
 import org.apache.ratis.rpc.SupportedRpcType;
 import org.junit.jupiter.api.Test;
@@ -68,38 +67,42 @@ class MemberIdentityTest {
     }
 
     /**
-     * A write sent to the active member over the network, by a client with a certificate of the group's CA, is refused
-     * and appends nothing: the group's writes are the active member's own. Before, Ratis's leader appended it.
+     * A write sent to the members over the network, by a client with a certificate of the group's CA, is refused by
+     * each, the active member included, and appends nothing: the group's writes are the active member's own. Before,
+     * Ratis's leader appended it.
      */
     @Test
-    void aWriteFromOutsideTheActiveMemberIsRefused(@TempDir Path dir) throws Exception {
+    void aWriteFromOutsideIsRefusedByEveryMember(@TempDir Path dir) throws Exception {
         try (Trio trio = new Trio(dir, ReplicationConfiguration.Timings.DEFAULT)) {
-            int active = trio.awaitActive();
-            String id = trio.membership.members().get(active).id();
+            trio.awaitActive();
             MemberTls tls = Trio.memberTls(trio.ca, "x");
             Parameters parameters = new Parameters();
             GrpcConfigKeys.TLS.setConf(parameters, new GrpcTlsConfig(tls.keyManager(), tls.trustManager(), true));
             RaftProperties properties = new RaftProperties();
             RaftConfigKeys.Rpc.setType(properties, SupportedRpcType.GRPC);
             RaftGroupId groupId = RaftGroupId.valueOf(trio.membership.groupUuid());
-            try (RaftClient client = RaftClient.newBuilder()
-                    .setRaftGroup(RaftGroup.valueOf(groupId, RaftPeer.newBuilder().setId(id)
-                            .setAddress(trio.membership.members().get(active).address()).build()))
+            List<RaftPeer> peers = trio.membership.members().stream()
+                    .map(m -> RaftPeer.newBuilder().setId(m.id()).setAddress(m.address()).build()).toList();
+            try (RaftClient client = RaftClient.newBuilder().setRaftGroup(RaftGroup.valueOf(groupId, peers))
                     .setProperties(properties).setParameters(parameters).setRetryPolicy(RetryPolicies.noRetry())
                     .build()) {
-                RaftClientRequest write = RaftClientRequest.newBuilder().setClientId(client.getId())
-                        .setServerId(RaftPeerId.valueOf(id)).setGroupId(groupId).setCallId(1)
-                        .setMessage(Message.valueOf("not a batch")).setType(RaftClientRequest.writeRequestType())
-                        .build();
-                ExecutionException refused = assertThrows(ExecutionException.class, () -> client.getClientRpc()
-                        .sendRequestAsyncUnordered(write).get(Trio.WAIT.toMillis(), TimeUnit.MILLISECONDS));
-                StringBuilder causes = new StringBuilder();
-                for (Throwable t = refused; t != null; t = t.getCause()) {
-                    causes.append(t).append(" / ");
+                long callId = 0;
+                for (RaftPeer member : peers) {
+                    RaftClientRequest write = RaftClientRequest.newBuilder().setClientId(client.getId())
+                            .setServerId(member.getId()).setGroupId(groupId).setCallId(++callId)
+                            .setMessage(Message.valueOf("not a batch")).setType(RaftClientRequest.writeRequestType())
+                            .build();
+                    ExecutionException refused = assertThrows(ExecutionException.class, () -> client.getClientRpc()
+                            .sendRequestAsyncUnordered(write).get(Trio.WAIT.toMillis(), TimeUnit.MILLISECONDS),
+                            "member " + member.getId());
+                    StringBuilder causes = new StringBuilder();
+                    for (Throwable t = refused; t != null; t = t.getCause()) {
+                        causes.append(t).append(" / ");
+                    }
+                    assertTrue(causes.toString().contains("a request of Ratis's client protocol (WRITE) is not taken "
+                            + "over the network: a member takes only another starting member's check of its settings"),
+                            "member " + member.getId() + ": " + causes);
                 }
-                assertTrue(causes.toString().contains("a request of Ratis's client protocol (WRITE) is not taken over "
-                        + "the network: a member takes only another starting member's check of its settings"),
-                        causes.toString());
             }
         }
     }
