@@ -202,8 +202,25 @@ public final class AdminPlugin implements ServerPlugin {
             answer = failed(request.command(), e);
             LOG.log(System.Logger.Level.WARNING, "Admin command '" + request.command() + "' failed: " + text(e));
         }
+        if (failure != null && AdminProtocol.NOT_AUTHORISED.equals(reason(failure)) && !answerable(message.replyTo)) {
+            // the queue manager's put, for a sender not known to administer: not to a queue of its choosing
+            audit(request, text(failure) + " Not answered: its JMSReplyTo names " + message.replyTo + ", and the "
+                    + "refusal of a sender not known to administer goes to a temporary queue or "
+                    + SystemQueues.ADMIN_REPLY_QUEUE + " only.");
+            return;
+        }
         audit(request, failure == null ? null : text(failure));
         reply(message, answer, failure == null ? null : reason(failure));
+    }
+
+    /**
+     * Whether the refusal of a sender that may not administer may be sent to {@code replyTo}: the plugin puts with
+     * the queue manager's authority, so only to a temporary queue (its requester's) or the admin reply queue, never
+     * to a queue the refused sender chose (another user's, one of the queue manager's own).
+     */
+    private static boolean answerable(WireDestination replyTo) {
+        return replyTo == null || replyTo.kind().isTemporary()
+                || replyTo.kind().isQueue() && SystemQueues.ADMIN_REPLY_QUEUE.equals(replyTo.name());
     }
 
     /**

@@ -15,6 +15,7 @@ import javax.jms.Connection;
 import javax.jms.JMSException;
 import javax.jms.Message;
 import javax.jms.MessageConsumer;
+import javax.jms.MessageProducer;
 import javax.jms.QueueBrowser;
 import javax.jms.Session;
 import javax.jms.TemporaryQueue;
@@ -34,7 +35,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * manager stamped on the request when it accepted it, never the request's JMSXUserID or properties of its sender's
  * making. Bob, an admin when he sent a command in a transaction (forging alice as the stamped sender), lost the admin
  * permission before he committed it: the command is refused, naming it, bob, why and the fix, audited, and alice's
- * payroll keeps its message. Before, the responder ran whatever reached its queue. A message of bob's moved there by
+ * payroll keeps its message; the same refusal is not put on a queue of bob's choosing (his payroll-queue JMSReplyTo).
+ * Before, the responder ran whatever reached its queue. A message of bob's moved there by
  * an administrator (carrying bob's word of who sent it) is refused by the move.
  */
 class AdminSenderTest {
@@ -90,8 +92,11 @@ class AdminSenderTest {
             command.setStringProperty("WHARF_SENDER_USER", "alice"); // a forged stamp: replaced by the server's
             command.setStringProperty("WHARF_SENDER_GROUPS", "apps");
             command.setStringProperty("WHARF_SENDER_MECHANISM", "SCRAM-SHA-256");
+            MessageProducer commands = bobSession.createProducer(bobSession.createQueue(SystemQueues.ADMIN_COMMAND_QUEUE));
+            command.setJMSReplyTo(bobSession.createQueue("SENDER.PAYROLL.A")); // first: its refusal is put nowhere
+            commands.send(command);
             command.setJMSReplyTo(replies);
-            bobSession.createProducer(bobSession.createQueue(SystemQueues.ADMIN_COMMAND_QUEUE)).send(command);
+            commands.send(command);
             // a round trip on bob's connection after the send: the server has taken it (in order) before the change
             MessageConsumer answers = bobSession.createConsumer(replies);
 
@@ -117,7 +122,11 @@ class AdminSenderTest {
             assertTrue(audit.stream().anyMatch(l -> l.startsWith("ADMIN user 'bob' ran 'clear-queue' "
                     + "queue=SENDER.PAYROLL.A (request ID:") && l.contains("FAILED: Admin command 'clear-queue' was "
                     + "refused: user 'bob' may not administer")), audit.toString());
-            assertEquals(1, browse(aliceSession, "SENDER.PAYROLL.A"), "the command was not run");
+            // the commands run one at a time in order: the second's answer came after the first was refused
+            assertTrue(audit.stream().anyMatch(l -> l.startsWith("ADMIN user 'bob' ran 'clear-queue'") && l.endsWith(
+                    "Not answered: its JMSReplyTo names queue://SENDER.PAYROLL.A, and the refusal of a sender not known"
+                    + " to administer goes to a temporary queue or SYSTEM.ADMIN.REPLY.QUEUE only.")), audit.toString());
+            assertEquals(1, browse(aliceSession, "SENDER.PAYROLL.A"), "the command was not run, nor answered there");
         } finally {
             Files.writeString(dir.resolve("security.yaml"), Files.readString(dir.resolve("security.yaml"))
                     .replace("admin: [user:alice]", "admin: [user:bob, user:alice]"));
