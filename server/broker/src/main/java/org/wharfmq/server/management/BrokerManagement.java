@@ -7,6 +7,7 @@ import org.wharfmq.protocol.message.TransmissionHeader;
 import org.wharfmq.protocol.message.WireDestination;
 import org.wharfmq.protocol.selector.Selector;
 import org.wharfmq.server.WharfException;
+import org.wharfmq.server.queue.SystemQueues;
 import org.wharfmq.server.WharfVersion;
 import org.wharfmq.server.config.ConfigurationException;
 import org.wharfmq.server.config.QueueDefinition;
@@ -224,6 +225,13 @@ public final class BrokerManagement implements Management {
         if (from != null && from.equals(to)) {
             throw new IllegalArgumentException("Queue '" + from + "' is both the source and the target: "
                     + (move ? "moving" : "copying") + " messages needs two queues.");
+        }
+        if (SystemQueues.ADMIN_COMMAND_QUEUE.equals(to)) {
+            throw WharfException.illegalState("Messages cannot be " + (move ? "moved" : "copied") + " to "
+                    + SystemQueues.ADMIN_COMMAND_QUEUE + ": each request there runs as the sender the queue manager "
+                    + "stamped on it when it was sent there, and a message " + (move ? "moved" : "copied") + " from "
+                    + "another queue would bring whatever its properties claim. Send the command itself (wharf admin "
+                    + "...) as a user with the 'admin' permission.");
         }
         LocalQueue source = existing(from);
         LocalQueue target = existing(to);
