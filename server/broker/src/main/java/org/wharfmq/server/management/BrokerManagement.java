@@ -2,7 +2,6 @@ package org.wharfmq.server.management;
 
 import io.netty.buffer.PooledByteBufAllocator;
 import org.wharfmq.protocol.frame.LargeFrameMemory;
-import org.wharfmq.protocol.frame.ErrorCode;
 import org.wharfmq.protocol.message.TransmissionHeader;
 import org.wharfmq.protocol.message.WireDestination;
 import org.wharfmq.protocol.selector.Selector;
@@ -152,8 +151,7 @@ public final class BrokerManagement implements Management {
     private LocalQueue existing(String name) {
         LocalQueue queue = name == null ? null : queues.find(name);
         if (queue == null) {
-            throw new WharfException(ErrorCode.UNKNOWN_DESTINATION, "Queue '" + name + "' does not exist"
-                    + " ('display queues' lists the queues; subscriptions' queues are under 'display subscriptions').");
+            throw QueueManager.unknownQueue(name);
         }
         return queue;
     }
