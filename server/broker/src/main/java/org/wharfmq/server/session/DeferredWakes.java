@@ -10,8 +10,8 @@ import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.locks.ReentrantLock;
 
 /**
- * The wakes of event loops that one thread of the queue manager's own (a flow's reader, which takes its input and puts
- * its output inside the queue manager) owes, issued together rather than one per message. A put of the reader's that
+ * The wakes of event loops that one thread of the queue manager's own (the reader of a flow with a node that may block,
+ * which takes its input and puts its output inside the queue manager) owes, issued together rather than one per message. A put of the reader's that
  * delivers to a session of another connection (a reply to a requester) queues that session's DELIVER frames as a task
  * of its connection's loop ({@link DeliveryWriter}), and its settlement of what it consumed is a task of its input
  * session's loop ({@link InProcessTakes#settle}); each such task woke its loop when the loop slept, an {@code eventfd}

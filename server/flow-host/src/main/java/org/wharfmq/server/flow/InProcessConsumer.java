@@ -29,13 +29,18 @@ import java.util.function.Predicate;
  * A message handed over and not received yet goes back to the queue, in its order, when the consumer closes; what was
  * received is settled first.
  *
- * <p>The reader's thread defers its wakes of event loops while this consumer is open ({@link DeferredWakes}): the
- * tasks its puts owe other connections' loops (a reply to a requester) and its settlements are owed, and queued
- * together, so that a loop asleep is woken once for up to {@code Configuration.DEFERRED_WAKES_MAX} of them: always
- * before the reader waits (for its next message here, for
- * producer credit or the journal in its puts), and by the queue manager's bound thread when owed for longer than
- * {@code Configuration.DEFERRED_WAKE_BOUND_MICROS} (a node blocked in a database call, an HTTP request, a file or
- * another JMS provider: FlowDeferredWakesTest).
+ * <p>The reader of a flow whose nodes may block (a database, HTTP, file or JMS node: {@code Node.mayBlock}) defers
+ * its thread's wakes of event loops while this consumer is open ({@link DeferredWakes}): the tasks its puts owe other
+ * connections' loops (a reply to a requester) and its settlements are owed, and queued together, so that a loop
+ * asleep is woken once for up to {@code Configuration.DEFERRED_WAKES_MAX} of them: always before the reader waits
+ * (for its next message here, for producer credit or the journal in its puts), and by the queue manager's bound
+ * thread when owed for longer than {@code Configuration.DEFERRED_WAKE_BOUND_MICROS} (a node blocked in a database
+ * call, an HTTP request, a file or another JMS provider: FlowDeferredWakesTest). There the reader is the one busy
+ * thread, its invocations long, and a reply held for the next few saves a wake each. The reader of a flow whose
+ * nodes do not block (F-PASS) defers nothing: its invocations are short, it waits for its input every few messages
+ * and would issue there anyway, and holding its replies and the bound thread's looks cost more than they saved
+ * (docs/performance-log.md, sessions 38 and 39); a JavaCompute node that blocks holds nothing either
+ * (FlowDeferredWakesTest).
  *
  * <p><b>Threading.</b> Made, received from and closed by its reader's thread alone (asserted); its fields are that
  * thread's. {@link #beforeCreditWait} runs on whatever thread sends on the reader's connection, and settles only on
@@ -52,10 +57,11 @@ final class InProcessConsumer implements MessageConsumer {
     private final DeferredWakes wakes;
     private boolean closed;
 
-    InProcessConsumer(InProcessTakes takes, String selector) {
+    /** @param deferWakes whether the reader's thread defers its wakes: its flow's nodes may block */
+    InProcessConsumer(InProcessTakes takes, String selector, boolean deferWakes) {
         this.takes = takes;
         this.selector = selector;
-        this.wakes = DeferredWakes.begin();
+        this.wakes = deferWakes ? DeferredWakes.begin() : null;
     }
 
     @Override

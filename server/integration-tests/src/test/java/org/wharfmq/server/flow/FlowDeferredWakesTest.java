@@ -2,6 +2,8 @@ package org.wharfmq.server.flow;
 
 import org.junit.jupiter.api.Test;
 import org.wharfmq.flow.FlowDefinition;
+import org.wharfmq.flow.JavaComputeNode;
+import org.wharfmq.flow.MessageAssembly;
 import org.wharfmq.flow.TransactionMode;
 import org.wharfmq.flow.node.DatabaseNode;
 import org.wharfmq.flow.node.InputNode;
@@ -23,15 +25,19 @@ import java.sql.Statement;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.UUID;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
  * A flow's reader defers the wakes of event loops that its puts owe (a reply's DELIVER to a requester's connection) and
  * issues them together ({@code session.DeferredWakes}); an invocation that blocks where the reader cannot issue them
  * first (a database call waiting for a row lock) must not hold what the invocations before it put: the queue manager's
- * bound thread issues them ({@code session.WakeBound}).
+ * bound thread issues them ({@code session.WakeBound}). Only the readers of flows with a node that may block (a
+ * database, HTTP, file or JMS node) defer: a flow whose invocation blocks in a JavaCompute node holds nothing.
  */
 class FlowDeferredWakesTest {
 
@@ -107,6 +113,79 @@ class FlowDeferredWakesTest {
                 }
                 assertEquals(List.of(1, 101), counts, "each message's update, and the test's");
             }
+        }
+    }
+
+    /**
+     * A flow with no node that may block (input, JavaCompute, output) does not defer its reader's wakes, so a
+     * JavaCompute node that blocks holds nothing the invocations before it put. Two messages wait on the input before
+     * the flow starts; the second's JavaCompute waits for the test's latch; the first's output must reach the test's
+     * consumer (over TCP, heartbeats off) meanwhile. A reader that deferred its wakes in every flow, with the bound
+     * thread only for flows that may block, failed here (the first output null after 30 s).
+     */
+    @Test
+    void anOutputIsNotHeldByTheNextInvocationBlockedInAJavaComputeNode() throws Exception {
+        Gate gate = new Gate(2);
+        FlowHost[] flowHost = new FlowHost[1];
+        try (TestServer test = TestServer.start(b -> b.heartbeatMillis(0), config -> {
+            flowHost[0] = new FlowHost(FlowHostSettings.defaults());
+            return WharfServer.builder(config).plugins(flowHost[0]).start();
+        }); Connection connection = new WharfConnectionFactory(test.server().tcpUrl() + "?heartbeat=0")
+                .createConnection()) {
+            connection.start();
+            Session session = connection.createSession(false, Session.AUTO_ACKNOWLEDGE);
+            MessageProducer producer = session.createProducer(session.createQueue("GATED.IN"));
+            for (int id = 1; id <= 2; id++) {
+                TextMessage message = session.createTextMessage("message " + id);
+                message.setIntProperty("id", id);
+                producer.send(message, DeliveryMode.NON_PERSISTENT, 4, 0);
+            }
+            connection.createSession(true, Session.SESSION_TRANSACTED).close(); // a barrier: the server has them
+            assertEquals(2, test.server().queueManager().queue("GATED.IN").depth());
+            MessageConsumer out = session.createConsumer(session.createQueue("GATED.OUT"));
+
+            flowHost[0].deploy(() -> FlowDefinition.builder("GATED")
+                    .node("in", InputNode.queue("GATED.IN").transactionMode(TransactionMode.NO))
+                    .node("gate", gate)
+                    .node("out", OutputNode.queue("GATED.OUT"))
+                    .wire("in", "out", "gate")
+                    .wire("gate", "out", "out")
+                    .build(), 1);
+            try {
+                assertTrue(gate.arrived.await(30, TimeUnit.SECONDS), "the second invocation in the JavaCompute node");
+                Message first = out.receive(30_000);
+                assertNotNull(first, "the first invocation's output while the second waits in its JavaCompute node");
+                assertEquals(1, first.getIntProperty("id"));
+            } finally {
+                gate.release.countDown();
+            }
+            Message second = out.receive(30_000);
+            assertNotNull(second, "the second invocation's output once the node is let go");
+            assertEquals(2, second.getIntProperty("id"));
+            flowHost[0].undeploy("GATED");
+        }
+    }
+
+    /** Passes messages on; holds the one whose {@code id} is chosen until the test releases it. */
+    private static final class Gate extends JavaComputeNode {
+        final CountDownLatch arrived = new CountDownLatch(1);
+        final CountDownLatch release = new CountDownLatch(1);
+        private final int holding;
+
+        Gate(int holding) {
+            this.holding = holding;
+        }
+
+        @Override
+        public void evaluate(MessageAssembly assembly) throws Exception {
+            Object id = assembly.message().userProperty("id");
+            if (id != null && ((Number) id).intValue() == holding) {
+                arrived.countDown();
+                if (!release.await(60, TimeUnit.SECONDS)) {
+                    throw new IllegalStateException("the test never released message " + holding);
+                }
+            }
+            propagate("out", assembly);
         }
     }
 }
