@@ -2,8 +2,6 @@ package org.wharfmq.server.flow;
 
 import org.junit.jupiter.api.Test;
 import org.wharfmq.flow.FlowDefinition;
-import org.wharfmq.flow.JavaComputeNode;
-import org.wharfmq.flow.MessageAssembly;
 import org.wharfmq.flow.TransactionMode;
 import org.wharfmq.flow.node.DatabaseNode;
 import org.wharfmq.flow.node.InputNode;
@@ -25,7 +23,6 @@ import java.sql.Statement;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.UUID;
-import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -125,7 +122,7 @@ class FlowDeferredWakesTest {
      */
     @Test
     void anOutputIsNotHeldByTheNextInvocationBlockedInAJavaComputeNode() throws Exception {
-        Gate gate = new Gate(2);
+        HoldOnMessage gate = new HoldOnMessage(2);
         FlowHost[] flowHost = new FlowHost[1];
         try (TestServer test = TestServer.start(b -> b.heartbeatMillis(0), config -> {
             flowHost[0] = new FlowHost(FlowHostSettings.defaults());
@@ -137,7 +134,7 @@ class FlowDeferredWakesTest {
             MessageProducer producer = session.createProducer(session.createQueue("GATED.IN"));
             for (int id = 1; id <= 2; id++) {
                 TextMessage message = session.createTextMessage("message " + id);
-                message.setIntProperty("id", id);
+                message.setIntProperty("seq", id);
                 producer.send(message, DeliveryMode.NON_PERSISTENT, 4, 0);
             }
             connection.createSession(true, Session.SESSION_TRANSACTED).close(); // a barrier: the server has them
@@ -155,37 +152,14 @@ class FlowDeferredWakesTest {
                 assertTrue(gate.arrived.await(30, TimeUnit.SECONDS), "the second invocation in the JavaCompute node");
                 Message first = out.receive(30_000);
                 assertNotNull(first, "the first invocation's output while the second waits in its JavaCompute node");
-                assertEquals(1, first.getIntProperty("id"));
+                assertEquals(1, first.getIntProperty("seq"));
             } finally {
                 gate.release.countDown();
             }
             Message second = out.receive(30_000);
             assertNotNull(second, "the second invocation's output once the node is let go");
-            assertEquals(2, second.getIntProperty("id"));
+            assertEquals(2, second.getIntProperty("seq"));
             flowHost[0].undeploy("GATED");
-        }
-    }
-
-    /** Passes messages on; holds the one whose {@code id} is chosen until the test releases it. */
-    private static final class Gate extends JavaComputeNode {
-        final CountDownLatch arrived = new CountDownLatch(1);
-        final CountDownLatch release = new CountDownLatch(1);
-        private final int holding;
-
-        Gate(int holding) {
-            this.holding = holding;
-        }
-
-        @Override
-        public void evaluate(MessageAssembly assembly) throws Exception {
-            Object id = assembly.message().userProperty("id");
-            if (id != null && ((Number) id).intValue() == holding) {
-                arrived.countDown();
-                if (!release.await(60, TimeUnit.SECONDS)) {
-                    throw new IllegalStateException("the test never released message " + holding);
-                }
-            }
-            propagate("out", assembly);
         }
     }
 }
