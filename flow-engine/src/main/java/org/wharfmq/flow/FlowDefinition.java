@@ -102,6 +102,16 @@ public final class FlowDefinition {
         return inputs;
     }
 
+    /** Whether any of the flow's nodes may block its thread ({@link Node#mayBlock}: a database, HTTP, file, JMS node). */
+    public boolean mayBlock() {
+        for (Node node : nodes.values()) {
+            if (node.mayBlock()) {
+                return true;
+            }
+        }
+        return false;
+    }
+
     /** Where {@code node}'s output {@code terminal} leads (empty when unwired). */
     public List<Target> targets(Node node, String terminal) {
         Map<String, List<Target>> byTerminal = targets.get(node);

@@ -64,6 +64,17 @@ public abstract class Node {
     }
 
     /**
+     * Whether the node may block its thread waiting for something outside the flow: a database (the Database nodes),
+     * an HTTP service (HTTPRequest), a file system (FileOutput) or another JMS provider (JMSOutput). A host may hold
+     * what a reader of a flow with such a node owes other threads, and queue it together, but must then bound the
+     * hold itself (the flow host: docs/architecture.md, "Flows inside the queue manager"). False for the others,
+     * JavaCompute included: user code that blocks gets no such hold.
+     */
+    public boolean mayBlock() {
+        return false;
+    }
+
+    /**
      * Checks the node's settings when the flow is built.
      *
      * @throws FlowValidationException naming what is missing or wrong

@@ -157,6 +157,12 @@ public final class FileOutputNode extends Node implements FileNode {
         return List.of(directory);
     }
 
+    /** True: a file write may block. */
+    @Override
+    public final boolean mayBlock() {
+        return true;
+    }
+
     @Override
     public Map<String, Object> properties() {
         Map<String, Object> p = new LinkedHashMap<>();

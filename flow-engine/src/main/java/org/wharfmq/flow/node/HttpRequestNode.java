@@ -210,6 +210,12 @@ public final class HttpRequestNode extends Node {
         return this;
     }
 
+    /** True: an HTTP request may block. */
+    @Override
+    public final boolean mayBlock() {
+        return true;
+    }
+
     @Override
     public Map<String, Object> properties() {
         Map<String, Object> p = new LinkedHashMap<>();

@@ -56,6 +56,12 @@ public final class JmsOutputNode extends Node {
         return destination;
     }
 
+    /** True: a send to another JMS provider may block. */
+    @Override
+    public final boolean mayBlock() {
+        return true;
+    }
+
     @Override
     public Map<String, Object> properties() {
         Map<String, Object> p = new LinkedHashMap<>();

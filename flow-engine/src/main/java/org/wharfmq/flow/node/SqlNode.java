@@ -63,6 +63,12 @@ public abstract class SqlNode extends Node {
         return sql;
     }
 
+    /** True: a database call may block. */
+    @Override
+    public final boolean mayBlock() {
+        return true;
+    }
+
     @Override
     public Map<String, Object> properties() {
         Map<String, Object> p = new LinkedHashMap<>();

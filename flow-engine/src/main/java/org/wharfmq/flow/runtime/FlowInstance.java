@@ -97,7 +97,8 @@ final class FlowInstance extends InputReader {
             consumer = transacted.createConsumer(transacted.createQueue(input.queueName()), selector);
         } else if (input.queueName() != null) {
             // the host's way (the flow host's: inside the queue manager, no frame); closed before the connection
-            consumer = flow.queueConsumers().open(flow.name(), plain, input.queueName(), selector);
+            consumer = flow.queueConsumers().open(flow.name(), plain, input.queueName(), selector,
+                    flow.definition().mayBlock());
         } else {
             // one shared subscription for all the flow's instances, so each publication is processed once, not
             // once per instance; AUTOMATIC's two readers select differently, so each kind of reader has its own

@@ -14,14 +14,18 @@ import javax.jms.Session;
 public interface QueueConsumers {
 
     /** A consumer of the reader's plain session. */
-    QueueConsumers JMS = (flow, plain, queue, selector) -> plain.createConsumer(plain.createQueue(queue), selector);
+    QueueConsumers JMS = (flow, plain, queue, selector, mayBlock) -> plain.createConsumer(plain.createQueue(queue),
+            selector);
 
     /**
      * A consumer of queue {@code queue} for a reader of flow {@code flow}, taking what {@code selector} (null: all)
      * selects, each message consumed as {@link MessageConsumer#receive(long)} returns it.
      *
      * @param plain the reader's plain (AUTO_ACKNOWLEDGE) session on the host's provider
+     * @param mayBlock whether the flow's invocations may block in a node ({@code FlowDefinition.mayBlock}: a database,
+     *                 HTTP, file or JMS node); the flow host defers the reader's wakes of event loops only then
      * @throws JMSException why it was refused (the flow's user may not receive from the queue ...)
      */
-    MessageConsumer open(String flow, Session plain, String queue, String selector) throws JMSException;
+    MessageConsumer open(String flow, Session plain, String queue, String selector, boolean mayBlock)
+            throws JMSException;
 }

@@ -209,6 +209,22 @@ public final class Configuration {
     public static final long IN_PROCESS_WAIT_CHECK_MILLIS = 100;
 
     /**
+     * Most tasks a thread that defers its wakes of event loops (a flow's reader:
+     * {@link org.wharfmq.server.session.DeferredWakes}) queues without waking their loops before it wakes them: {@value}.
+     * A reply the reader puts waits for at most this many more before its loop is woken (and never longer than
+     * {@link #DEFERRED_WAKE_BOUND_MICROS}); the loops are woken once for them all, not once per message.
+     */
+    public static final int DEFERRED_WAKES_MAX = 8;
+
+    /**
+     * How long a thread that defers its wakes of event loops may owe one before another thread issues it, in
+     * microseconds: {@value}. The queue manager's {@code wharf-wake-bound} thread issues the wakes owed this long
+     * (within twice this: it looks once per this interval while wakes are owed), whatever the owner does (blocked in a
+     * database call, an HTTP request, a file or another JMS provider, or working long in a node).
+     */
+    public static final long DEFERRED_WAKE_BOUND_MICROS = 1_000;
+
+    /**
      * Most bytes copied into one buffer of DELIVER frames before the next one is started: {@value}, the largest
      * buffer Netty's per-thread cache keeps (a larger one is taken from the shared arena, under its lock).
      */

@@ -26,7 +26,7 @@ import java.util.List;
  * outbound entry and one iovec for many frames rather than two entries, a header buffer and a duplicate each); a
  * long one is not copied: its DELIVER carries a {@code retainedDuplicate()} of the stored bytes.
  */
-final class DeliveryWriter {
+final class DeliveryWriter implements DeferredWakes.Pending {
 
     private static final int COPY_LIMIT = Configuration.DELIVER_COPY_LIMIT_BYTES;
     private static final int BATCH_BYTES = Configuration.DELIVER_BATCH_BYTES;
@@ -43,6 +43,11 @@ final class DeliveryWriter {
      * subscribers' sessions, and in a read that carries several publications most find the drain already due).
      */
     private volatile boolean drainScheduled;
+    /**
+     * The drain due is owed by a thread that defers its wakes ({@link DeferredWakes}), not queued yet; written with
+     * {@link #drainScheduled} (before it), under the lock.
+     */
+    private volatile boolean drainOwed;
     /** The deliveries of one drain, written once the lock is released; event loop only. */
     private final List<Delivery> batch = new ArrayList<>();
     /** A reference to the bytes of each of {@link #batch}, taken under the lock; event loop only. */
@@ -76,7 +81,9 @@ final class DeliveryWriter {
 
     /**
      * Gets the queued frames written: during a read of another connection, when that read ends (with the other sessions
-     * it delivered to: {@link DeliveryHandOff}); else now when on the event loop; else by one scheduled task.
+     * it delivered to: {@link DeliveryHandOff}); else now when on the event loop; else by one scheduled task, which a
+     * thread that defers its wakes (a flow's reader: {@link DeferredWakes}) owes, to queue with its others. A drain owed
+     * that way does not hold a delivery of a thread that does not defer: that one queues a drain of its own.
      */
     void flush() {
         DeliveryHandOff reading = handOff == null ? null : DeliveryHandOff.reading();
@@ -85,26 +92,50 @@ final class DeliveryWriter {
             drain();
             return;
         }
-        if (drainScheduled) {
-            return; // the drain due takes what the caller queued before this
+        DeferredWakes deferring = held ? null : DeferredWakes.ofThisThread();
+        if (drainScheduled && !drainOwed) {
+            return; // the drain due, queued, takes what the caller queued before this
         }
         boolean schedule;
+        boolean owe;
         lock.lock();
         try {
-            schedule = !drainScheduled && !unwritten.isEmpty();
+            // a drain owed by a deferring thread, not queued yet: one that defers owes it too, one that does not queues its own
+            owe = deferring != null && drainScheduled && drainOwed;
+            schedule = !owe && (!drainScheduled || drainOwed) && !unwritten.isEmpty();
             if (schedule) {
+                drainOwed = deferring != null;
                 drainScheduled = true;
             }
         } finally {
             lock.unlock();
         }
-        if (schedule) {
+        if (owe) {
+            deferring.owe(this);
+        } else if (schedule) {
             if (held) {
                 reading.hold(this);
+            } else if (deferring != null) {
+                deferring.owe(this);
             } else {
                 drainOnItsLoop();
             }
         }
+    }
+
+    @Override
+    public EventLoop loop() {
+        return eventLoop;
+    }
+
+    @Override
+    public Runnable task() {
+        return drainTask;
+    }
+
+    @Override
+    public boolean pending() {
+        return drainScheduled && drainOwed;
     }
 
     /** The session's connection. */

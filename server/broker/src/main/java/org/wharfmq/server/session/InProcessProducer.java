@@ -134,7 +134,8 @@ public final class InProcessProducer implements AutoCloseable {
     }
 
     /**
-     * Waits up to {@link Configuration#IN_PROCESS_WAIT_CHECK_MILLIS} for a task, and runs what came.
+     * Waits up to {@link Configuration#IN_PROCESS_WAIT_CHECK_MILLIS} for a task, and runs what came; the owner's owed
+     * wakes ({@link DeferredWakes}) are issued first.
      *
      * @return false when {@code waiting} has stopped or the thread was interrupted (its interrupt kept)
      */
@@ -142,6 +143,7 @@ public final class InProcessProducer implements AutoCloseable {
         if (waiting.stopped() || Thread.currentThread().isInterrupted()) {
             return false;
         }
+        DeferredWakes.issueOwed(); // what the owner put before must not wait for this wait
         tasks.await(TimeUnit.MILLISECONDS.toNanos(Configuration.IN_PROCESS_WAIT_CHECK_MILLIS));
         tasks.runAll();
         return true;

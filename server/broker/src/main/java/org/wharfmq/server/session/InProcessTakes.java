@@ -114,6 +114,23 @@ public final class InProcessTakes implements AutoCloseable {
     private long settledUpTo = -1;
     private long settledBytes;
     private final Runnable settleTask = this::settleConsumed;
+    /** {@link #settleTask} as a task a taker that defers its wakes owes ({@link DeferredWakes}). */
+    private final DeferredWakes.Pending settlement = new DeferredWakes.Pending() {
+        @Override
+        public EventLoop loop() {
+            return loop;
+        }
+
+        @Override
+        public Runnable task() {
+            return settleTask;
+        }
+
+        @Override
+        public boolean pending() {
+            return settling.get();
+        }
+    };
 
     private InProcessTakes(Channel channel, XaBranches xaBranches, ConnectionAccess access) {
         this.channel = channel;
@@ -368,8 +385,10 @@ public final class InProcessTakes implements AutoCloseable {
 
     /**
      * Queues the settlement of what the taker has {@link #consumed} and not yet settled, on the session's loop; does not
-     * wait for it. One task is queued at a time, and settles every message consumed until it runs. The taker's, before
-     * its thread waits (see {@link #consumed}); nothing when all is settled.
+     * wait for it. One task is queued at a time, and settles every message consumed until it runs; a taker that defers
+     * its wakes ({@link DeferredWakes}) owes it, to queue with its others. The taker's, before its
+     * thread waits (see {@link #consumed}; and a deferring taker issues its owed wakes after it); nothing when all is
+     * settled.
      */
     public void settle() {
         if (unsettledCount == 0) {
@@ -378,7 +397,12 @@ public final class InProcessTakes implements AutoCloseable {
         unsettledCount = 0;
         unsettledBytes = 0;
         if (settling.compareAndSet(false, true)) {
-            loop.execute(settleTask);
+            DeferredWakes deferring = DeferredWakes.ofThisThread();
+            if (deferring != null) { // queued with the taker's others before it waits, or by the bound
+                deferring.owe(settlement);
+            } else {
+                loop.execute(settleTask);
+            }
         }
     }
 
@@ -446,6 +470,7 @@ public final class InProcessTakes implements AutoCloseable {
     @Override
     public void close() {
         settle(); // what was consumed is settled first: queued on the loop ahead of the close
+        DeferredWakes.issueOwed(); // by a taker that defers its wakes too, which owes the settlement until then
         try {
             call("Closing the in-process session", id -> session.close(id, false), 10_000);
         } catch (InterruptedException e) {

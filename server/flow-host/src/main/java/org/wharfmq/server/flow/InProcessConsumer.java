@@ -3,6 +3,7 @@ package org.wharfmq.server.flow;
 import org.wharfmq.jms.JmsErrors;
 import org.wharfmq.jms.message.MessageCodec;
 import org.wharfmq.server.WharfException;
+import org.wharfmq.server.session.DeferredWakes;
 import org.wharfmq.server.session.InProcessTakes;
 
 import javax.jms.IllegalStateException;
@@ -28,6 +29,19 @@ import java.util.function.Predicate;
  * A message handed over and not received yet goes back to the queue, in its order, when the consumer closes; what was
  * received is settled first.
  *
+ * <p>The reader of a flow whose nodes may block (a database, HTTP, file or JMS node: {@code Node.mayBlock}) defers
+ * its thread's wakes of event loops while this consumer is open ({@link DeferredWakes}): the tasks its puts owe other
+ * connections' loops (a reply to a requester) and its settlements are owed, and queued together, so that a loop
+ * asleep is woken once for up to {@code Configuration.DEFERRED_WAKES_MAX} of them: always before the reader waits
+ * (for its next message here, for producer credit or the journal in its puts), and by the queue manager's bound
+ * thread when owed for longer than {@code Configuration.DEFERRED_WAKE_BOUND_MICROS} (a node blocked in a database
+ * call, an HTTP request, a file or another JMS provider: FlowDeferredWakesTest). There the reader is the one busy
+ * thread, its invocations long, and a reply held for the next few saves a wake each. The reader of a flow whose
+ * nodes do not block (F-PASS) defers nothing: its invocations are short, it waits for its input every few messages
+ * and would issue there anyway, and holding its replies and the bound thread's looks cost more than they saved
+ * (docs/performance-log.md, sessions 38 and 39); a JavaCompute node that blocks holds nothing either
+ * (FlowDeferredWakesTest).
+ *
  * <p><b>Threading.</b> Made, received from and closed by its reader's thread alone (asserted); its fields are that
  * thread's. {@link #beforeCreditWait} runs on whatever thread sends on the reader's connection, and settles only on
  * the reader's (no other thread sends there: the flow's sends are the reader's).
@@ -39,11 +53,15 @@ final class InProcessConsumer implements MessageConsumer {
     private final InProcessTakes takes;
     private final String selector;
     private final Thread reader = Thread.currentThread();
+    /** The reader's deferred wakes, begun with this consumer (null: the reader's thread does not defer them). */
+    private final DeferredWakes wakes;
     private boolean closed;
 
-    InProcessConsumer(InProcessTakes takes, String selector) {
+    /** @param deferWakes whether the reader's thread defers its wakes: its flow's nodes may block */
+    InProcessConsumer(InProcessTakes takes, String selector, boolean deferWakes) {
         this.takes = takes;
         this.selector = selector;
+        this.wakes = deferWakes ? DeferredWakes.begin() : null;
     }
 
     @Override
@@ -86,6 +104,7 @@ final class InProcessConsumer implements MessageConsumer {
         InProcessTakes.Taken taken = takes.poll(ANY);
         if (taken == null) {
             takes.settle(); // before this thread waits: what it received must not wait for the next message
+            DeferredWakes.issueOwed(); // nor what it put (and the settlement), owed a wake of their loops
             try {
                 taken = takes.next(millis);
             } catch (WharfException e) { // its queue was deleted
@@ -115,6 +134,7 @@ final class InProcessConsumer implements MessageConsumer {
     void beforeCreditWait() {
         if (Thread.currentThread() == reader && !closed) {
             takes.settle();
+            DeferredWakes.issueOwed();
         }
     }
 
@@ -127,7 +147,13 @@ final class InProcessConsumer implements MessageConsumer {
         assert Thread.currentThread() == reader : "a flow's input closed by " + Thread.currentThread() + ", not its reader";
         if (!closed) {
             closed = true;
-            takes.close();
+            try {
+                takes.close();
+            } finally {
+                if (wakes != null) {
+                    wakes.close();
+                }
+            }
         }
     }
 }

@@ -34,12 +34,13 @@ final class InProcessInputs implements QueueConsumers {
     }
 
     @Override
-    public MessageConsumer open(String flow, Session plain, String queue, String selector) throws JMSException {
+    public MessageConsumer open(String flow, Session plain, String queue, String selector, boolean mayBlock)
+            throws JMSException {
         InProcessTakes takes = server.takeMessages(user.identity("take their input"), "flow '" + flow + "'");
         try {
             takes.consume(queue, selector, FlowHostConfiguration.IN_PROCESS_INPUT_CREDIT,
                     FlowHostConfiguration.IN_PROCESS_INPUT_BYTES, FlowHostConfiguration.IN_PROCESS_TIMEOUT_MILLIS);
-            InProcessConsumer consumer = new InProcessConsumer(takes, selector);
+            InProcessConsumer consumer = new InProcessConsumer(takes, selector, mayBlock);
             // the reader's sends (put in-process, or its transacted session's over the connection) settle what it
             // received before they wait for credit
             ((WharfSession) plain).beforeCreditWait(consumer::beforeCreditWait);

@@ -2,8 +2,6 @@ package org.wharfmq.server.flow;
 
 import org.junit.jupiter.api.Test;
 import org.wharfmq.flow.FlowDefinition;
-import org.wharfmq.flow.JavaComputeNode;
-import org.wharfmq.flow.MessageAssembly;
 import org.wharfmq.flow.TransactionMode;
 import org.wharfmq.flow.node.InputNode;
 import org.wharfmq.flow.node.OutputNode;
@@ -31,7 +29,6 @@ import java.util.Map;
 import java.util.TreeMap;
 import java.util.TreeSet;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.function.UnaryOperator;
 
@@ -191,7 +188,7 @@ class FlowInputBatchSettlementTest {
                 connection.createSession(true, Session.SESSION_TRANSACTED).close(); // a barrier: all are queued
                 assertEquals(messages, queues.queue("STOP.IN").depth());
 
-                Gate gate = new Gate(stopAt);
+                HoldOnMessage gate = new HoldOnMessage(stopAt);
                 DeployedFlow deployed = flowHost[0].deploy(() -> FlowDefinition.builder("STOP")
                         .node("in", InputNode.queue("STOP.IN").transactionMode(TransactionMode.NO))
                         .node("gate", gate)
@@ -251,28 +248,5 @@ class FlowInputBatchSettlementTest {
         assertNotNull(next, "the marker sent to " + queue);
         assertEquals("marker", next instanceof TextMessage t ? t.getText() : String.valueOf(next),
                 "the next message on " + queue + " (seq " + next.getObjectProperty("seq") + ")");
-    }
-
-    /** Passes messages on; holds the one whose {@code seq} is chosen until released. */
-    private static final class Gate extends JavaComputeNode {
-        final CountDownLatch arrived = new CountDownLatch(1);
-        final CountDownLatch release = new CountDownLatch(1);
-        private final int holding;
-
-        Gate(int holding) {
-            this.holding = holding;
-        }
-
-        @Override
-        public void evaluate(MessageAssembly assembly) throws Exception {
-            Object seq = assembly.message().userProperty("seq");
-            if (seq != null && ((Number) seq).intValue() == holding) {
-                arrived.countDown();
-                if (!release.await(60, TimeUnit.SECONDS)) {
-                    throw new IllegalStateException("the test never released message " + holding);
-                }
-            }
-            propagate("out", assembly);
-        }
     }
 }
