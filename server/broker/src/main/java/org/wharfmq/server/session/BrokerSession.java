@@ -135,6 +135,8 @@ public final class BrokerSession {
     private boolean acknowledgementsUnsynced;
     /** Where the last name this session's producers put to on another queue manager leads, resolved once. */
     private final RemoteRoute remoteRoute = new RemoteRoute();
+    /** The JMSDestinations of the messages this session's SENDs carried last ({@link MessageHeaders#read(ByteBuf, WireDestination[])}). */
+    private final WireDestination[] recentDestinations = new WireDestination[Configuration.RECENT_DESTINATIONS];
     /** The messages an ACK takes off their queues, one list for every ACK (none is kept past its handling). */
     private final List<QueuedMessage> acknowledging = new ArrayList<>();
     /**
@@ -549,7 +551,7 @@ public final class BrokerSession {
     private MessageHeaders read(ByteBuf content) {
         int length = content.readableBytes();
         try {
-            return withinLength(length, MessageHeaders.read(content));
+            return withinLength(length, MessageHeaders.read(content, recentDestinations));
         } catch (MalformedFrameException e) {
             if (length > maxMessageLength) {
                 throw tooLarge(length);
