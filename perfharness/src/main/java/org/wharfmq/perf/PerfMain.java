@@ -33,8 +33,20 @@ public final class PerfMain {
     private PerfMain() {
     }
 
-    public static void main(String[] args) throws Exception {
-        System.exit(run(args));
+    /**
+     * Runs the command and exits with its status. A command that throws exits too, with {@link #EXIT_FAILED} and the
+     * exception printed: a client library's threads that are not daemons (ActiveMQ Classic's transport threads) kept a
+     * driver JVM whose main thread had thrown alive until the runner gave up on its step minutes later.
+     */
+    public static void main(String[] args) {
+        int status;
+        try {
+            status = run(args);
+        } catch (Throwable e) {
+            e.printStackTrace();
+            status = EXIT_FAILED;
+        }
+        System.exit(status);
     }
 
     /** Runs the command and returns the exit status. */

@@ -10,6 +10,7 @@ import javax.jms.Connection;
 import javax.jms.JMSException;
 import javax.jms.Message;
 import javax.jms.MessageConsumer;
+import javax.jms.QueueBrowser;
 import javax.jms.Session;
 import java.io.IOException;
 import java.io.PrintStream;
@@ -17,6 +18,7 @@ import java.nio.file.Path;
 import java.text.DecimalFormat;
 import java.text.DecimalFormatSymbols;
 import java.util.ArrayList;
+import java.util.Enumeration;
 import java.util.HashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
@@ -130,15 +132,7 @@ public final class Driver {
                     t.join(TimeUnit.SECONDS.toMillis(options.timeoutSeconds() + 30L));
                 }
             }
-            if ((testClass == TestClass.REQUESTOR || testClass == TestClass.SHORT_SESSION) && !options.replyQueue().isEmpty()
-                    && !options.correlationIdPerThread()) {
-                findStrayReplies(provider, runId, control, workers);
-            }
-            for (Worker w : workers) {
-                if (w instanceof Requestor r) {
-                    r.countUnanswered();
-                }
-            }
+            accountForEveryRequest(provider, runId, control, workers);
             Histogram latencies = LatencyHistograms.create();
             workers.forEach(w -> latencies.add(w.latencies()));
             return report(result(testClass, processId, control, m, perWallSecond, latencies, bodies.size()));
@@ -295,31 +289,68 @@ public final class Driver {
     }
 
     /**
-     * Replies left on the shared reply queues: duplicates, except the late replies of overdue requests, which get up
-     * to {@code -to} more to come (the run's last requests may be overdue).
+     * After the run, every request of the requesters is answered, late, still queued or lost. With a shared reply
+     * queue and replies picked by message id, the replies left on it are looked for ({@link #findStrayReplies}): the
+     * late replies of overdue requests, for as long as they keep coming, and duplicates. Then the overdue requests
+     * still without a reply are looked for on the request queues ({@link #findQueuedRequests}): one found there is
+     * still queued, not lost, the server having not reached it (an overloaded server, or responders); the others get one
+     * more timeout for their replies (a request a responder had taken before the look is answered within it), and are
+     * lost when none comes. A failure on the way (a provider that drops the extra connection) fails the run with it.
      */
-    private void findStrayReplies(Provider provider, String runId, RunControl control, List<Worker> workers) throws JMSException {
-        Map<String, Requestor> requestors = new HashMap<>();
-        workers.forEach(w -> requestors.put(w.name, (Requestor) w));
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(options.timeoutSeconds());
-        Set<String> replyQueues = new LinkedHashSet<>();
-        for (int i = 0; i < options.threads(); i++) {
-            int n = options.destinations().numberFor(i);
-            replyQueues.add(options.replyQueue() + (n < 0 ? "" : String.valueOf(n)));
+    private void accountForEveryRequest(Provider provider, String runId, RunControl control, List<Worker> workers) {
+        List<Requestor> requestors = workers.stream().filter(Requestor.class::isInstance).map(Requestor.class::cast).toList();
+        if (requestors.isEmpty()) {
+            return;
         }
+        boolean strays = !options.replyQueue().isEmpty() && !options.correlationIdPerThread();
+        try {
+            if (strays) {
+                findStrayReplies(provider, runId, control, requestors, true);
+            }
+            if (requestors.stream().anyMatch(Requestor::hasOverdue)) {
+                findQueuedRequests(provider, runId, requestors);
+                if (strays) {
+                    findStrayReplies(provider, runId, control, requestors, false);
+                }
+            }
+        } catch (JMSException | RuntimeException e) {
+            control.failed("driver", e);
+        }
+        requestors.forEach(Requestor::countUnanswered);
+    }
+
+    /** The most the look for late replies after the run goes on while they keep coming, in seconds. */
+    static final long DRAIN_LIMIT_SECONDS = 60;
+
+    /**
+     * Replies left on the shared reply queues: duplicates, except the late replies of overdue requests, for which it
+     * waits up to {@code -to} after the last one came (or after it began), while any request is overdue; with {@code
+     * drain}, at most {@value #DRAIN_LIMIT_SECONDS} s in all: a server working through a backlog of requests answers them
+     * one after the other.
+     */
+    private void findStrayReplies(Provider provider, String runId, RunControl control, List<Requestor> requestors,
+                                  boolean drain) throws JMSException {
+        Map<String, Requestor> bySource = new HashMap<>();
+        requestors.forEach(r -> bySource.put(r.name, r));
+        long timeoutNanos = TimeUnit.SECONDS.toNanos(options.timeoutSeconds());
         try (Connection connection = provider.connect()) {
             connection.start();
             Session session = connection.createSession(false, Session.AUTO_ACKNOWLEDGE);
-            for (String queue : replyQueues) {
-                try (MessageConsumer strays = session.createConsumer(provider.queue(session, queue),
+            for (String queue : numbered(options.replyQueue())) {
+                try (MessageConsumer consumer = session.createConsumer(provider.queue(session, queue),
                         Tags.RUN + " = '" + runId + "'")) {
+                    // timed from the consumer on: connecting it took over 10 s at load 70, and a deadline timed from
+                    // before left the consumer 500 ms for each refill of its prefetch window, which came later
+                    long limit = System.nanoTime() + (drain ? TimeUnit.SECONDS.toNanos(DRAIN_LIMIT_SECONDS) : timeoutNanos);
+                    long deadline = Math.min(limit, System.nanoTime() + timeoutNanos);
                     Message stray;
-                    while ((stray = strays.receive(requestors.values().stream().anyMatch(Requestor::hasOverdue)
+                    while ((stray = consumer.receive(requestors.stream().anyMatch(Requestor::hasOverdue)
                             ? Math.max(STRAY_GRACE_MILLIS, TimeUnit.NANOSECONDS.toMillis(deadline - System.nanoTime()))
                             : STRAY_GRACE_MILLIS)) != null) {
-                        Requestor source = requestors.get(stray.getStringProperty(Tags.SOURCE));
+                        Requestor source = bySource.get(stray.getStringProperty(Tags.SOURCE));
                         Object sequence = stray.getObjectProperty(Tags.SEQUENCE);
-                        if (source != null && sequence instanceof Number n && source.lateReplyOf(n.longValue())) {
+                        if (source != null && sequence instanceof Number n && source.lateReplyOf(n.longValue(), stray)) {
+                            deadline = Math.min(limit, System.nanoTime() + timeoutNanos);
                             continue;
                         }
                         control.duplicate("reply to request " + stray.getObjectProperty(Tags.SEQUENCE) + " of "
@@ -328,6 +359,41 @@ public final class Driver {
                 }
             }
         }
+    }
+
+    /**
+     * Browses the request queues for this run's requests and marks each overdue one found there as still queued
+     * ({@link Requestor#stillQueued}): the server holds it and has not reached it.
+     */
+    private void findQueuedRequests(Provider provider, String runId, List<Requestor> requestors) throws JMSException {
+        Map<String, Requestor> bySource = new HashMap<>();
+        requestors.forEach(r -> bySource.put(r.name, r));
+        try (Connection connection = provider.connect()) {
+            connection.start();
+            Session session = connection.createSession(false, Session.AUTO_ACKNOWLEDGE);
+            for (String queue : numbered(options.requestQueue())) {
+                try (QueueBrowser browser = session.createBrowser(provider.queue(session, queue), Tags.RUN + " = '" + runId + "'")) {
+                    Enumeration<?> requests = browser.getEnumeration();
+                    while (requests.hasMoreElements()) {
+                        Message request = (Message) requests.nextElement();
+                        Requestor source = bySource.get(request.getStringProperty(Tags.SOURCE));
+                        if (source != null && request.getObjectProperty(Tags.SEQUENCE) instanceof Number n) {
+                            source.stillQueued(n.longValue());
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    /** The queues {@code base} names for this driver's workers: {@code base}, or {@code base1}... with {@code -dn}. */
+    private Set<String> numbered(String base) {
+        Set<String> queues = new LinkedHashSet<>();
+        for (int i = 0; i < options.threads(); i++) {
+            int n = options.destinations().numberFor(i);
+            queues.add(base + (n < 0 ? "" : String.valueOf(n)));
+        }
+        return queues;
     }
 
     private DriverResult result(TestClass testClass, String processId, RunControl control, Measurement m,
@@ -341,7 +407,7 @@ public final class Driver {
                 options.persistent(), options.transacted(), m.windowStartMillis(), m.windowEndMillis(), m.measured(),
                 control.iterations(), mean, median, m.perSecond(), perWallSecond, LatencySummary.of(latencies),
                 LatencyHistograms.encode(latencies), control.sentCounts(), control.publishedCounts(),
-                control.received().counts(), control.subscriberCounts(), control.losses(), control.late(), control.duplicates(),
+                control.received().counts(), control.subscriberCounts(), control.losses(), control.late(), control.answeredAfterEnd(), control.stillQueued(), control.duplicates(),
                 control.unexpectedCount(), problems, control.unavailable(), problems.isEmpty() && control.unavailable() == null);
     }
 

@@ -35,6 +35,10 @@ import java.util.Map;
  * @param losses             requests without a reply by the end of the run, messages not received back
  * @param late               requests whose reply came later than {@code -to}: answered, so not losses, but their
  *                           requesters had gone on without them ({@link Requestor})
+ * @param answeredAfterEnd   late requests whose replies were sent only after the run ended: still queued when it
+ *                           ended (the load outran the server or its responders, which had not reached them)
+ * @param stillQueued        overdue requests found on the request queue when the driver stopped waiting for their
+ *                           replies: not losses, the server still held them
  * @param duplicates         messages or replies received twice
  * @param unexpected         messages that answer nothing this run sent
  * @param problems           the first problems, described
@@ -47,12 +51,20 @@ public record DriverResult(String testClass, String processId, int threads, int 
                            Map<Long, Long> perWallSecond,
                            LatencySummary latencyMicros, String latencyHistogram, Map<String, Long> sent, Map<String, Long> published,
                            Map<String, Long> received,
-                           List<SubscriberCount> subscribers, long losses, long late, long duplicates, long unexpected,
+                           List<SubscriberCount> subscribers, long losses, long late, long answeredAfterEnd, long stillQueued, long duplicates, long unexpected,
                            List<String> problems, String unavailable, boolean passed) {
 
     /** The operations this driver began: requests sent (answered in time, late or lost), messages sent. */
     public long operationsBegun() {
-        return totalIterations + late + losses;
+        return totalIterations + late + losses + stillQueued;
+    }
+
+    /**
+     * Overdue requests still queued when the run ended ({@link #answeredAfterEnd} and {@link #stillQueued}): a driver
+     * whose requests outran the server, not one that lost them.
+     */
+    public long queuedAtEnd() {
+        return answeredAfterEnd + stillQueued;
     }
 
     /**

@@ -8,6 +8,7 @@ import javax.jms.MessageProducer;
 import javax.jms.Queue;
 import javax.jms.Session;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 
 /**
@@ -45,6 +46,8 @@ class Requestor extends Worker {
      * looks at it after a join that may have timed out.
      */
     private final Map<Long, Long> overdue = new ConcurrentHashMap<>();
+    /** Overdue requests found still on the request queue ({@link #stillQueued}), whose late replies may yet come. */
+    private final Set<Long> queued = ConcurrentHashMap.newKeySet();
 
     Requestor(WorkerSetup setup) {
         super(setup);
@@ -148,7 +151,7 @@ class Requestor extends Worker {
                 checkLength(reply);
                 return reply;
             }
-            if (n < sequence && lateReplyOf(n)) {
+            if (n < sequence && lateReplyOf(n, reply)) {
                 continue;   // the late reply to an overdue request
             }
             if (n < sequence) {
@@ -172,17 +175,33 @@ class Requestor extends Worker {
     }
 
     /**
-     * Whether a reply to request {@code n} is the late reply of an overdue request (once per request: a second reply
-     * to it is a duplicate), which it then counts as late. Called by this requester's thread, then by the driver once
-     * it has ended.
+     * Whether {@code reply}, to request {@code n}, is the late reply of an overdue request (once per request: a second
+     * reply to it is a duplicate), which it then counts as late, and as answered after the end ({@link RunControl#replyAfterEnd}) when sent after the
+     * run ended. Called by this requester's thread, then by the driver once it has ended.
      */
-    final boolean lateReplyOf(long n) {
+    final boolean lateReplyOf(long n, Message reply) throws JMSException {
         Long sentNanos = overdue.remove(n);
         if (sentNanos == null) {
-            return false;
+            return queued.remove(n);   // the late reply of a request found still queued: expected, once
         }
         recordLatency(sentNanos);
         control.lateReply();
+        if (control.endedBefore(reply.getJMSTimestamp())) {
+            control.replyAfterEnd();   // its request was still queued when the run ended
+        }
+        return true;
+    }
+
+    /**
+     * Request {@code n}, overdue, was found still on the request queue after the run: not lost, the server had not
+     * reached it. It leaves the overdue requests (a reply to it that comes after all is no duplicate). Whether it was.
+     */
+    final boolean stillQueued(long n) {
+        if (overdue.remove(n) == null) {
+            return false;
+        }
+        queued.add(n);
+        control.requestStillQueued();
         return true;
     }
 
@@ -214,7 +233,7 @@ class Requestor extends Worker {
         Message stray;
         while ((stray = longLivedConsumer.receive(hasOverdue() ? Math.max(Driver.STRAY_GRACE_MILLIS,
                 (deadline - System.nanoTime()) / 1_000_000) : Driver.STRAY_GRACE_MILLIS)) != null) {
-            if (stray.getObjectProperty(Tags.SEQUENCE) instanceof Number n && lateReplyOf(n.longValue())) {
+            if (stray.getObjectProperty(Tags.SEQUENCE) instanceof Number n && lateReplyOf(n.longValue(), stray)) {
                 continue;
             }
             control.duplicate("reply to request " + stray.getObjectProperty(Tags.SEQUENCE) + " of " + name

@@ -23,10 +23,14 @@ final class RunControl {
     private final CountDownLatch firstOperations;
     private final CountDownLatch start = new CountDownLatch(1);
     private volatile boolean running = true;
+    /** When {@link #stop} was first called, on the wall clock. */
+    private volatile long stoppedAtMillis = Long.MAX_VALUE;
     private volatile boolean measuring;
     private final LongAdder iterations = new LongAdder();
     private final AtomicLong losses = new AtomicLong();
     private final AtomicLong late = new AtomicLong();
+    private final AtomicLong answeredAfterEnd = new AtomicLong();
+    private final AtomicLong stillQueued = new AtomicLong();
     private final AtomicLong duplicates = new AtomicLong();
     private final AtomicLong unexpected = new AtomicLong();
     private final List<String> problems = Collections.synchronizedList(new ArrayList<>());
@@ -66,8 +70,19 @@ final class RunControl {
     }
 
     void stop() {
+        if (running) {
+            stoppedAtMillis = System.currentTimeMillis();
+        }
         running = false;
         start.countDown();
+    }
+
+    /**
+     * Whether the run had ended by {@code epochMillis} (a reply's JMSTimestamp, when its responder sent it: the clients
+     * and the server share this machine's clock): a late reply sent after the end is of a request still queued then.
+     */
+    boolean endedBefore(long epochMillis) {
+        return !running && epochMillis >= stoppedAtMillis;
     }
 
     /** A worker's first operation has ended, done or lost (called once per worker). */
@@ -100,6 +115,27 @@ final class RunControl {
     void loss(String what) {
         losses.incrementAndGet();
         problem("loss: " + what);
+    }
+
+    /**
+     * A late reply was sent after the run ended: its request was still queued then. Not a problem (it was answered):
+     * the load outran the server or its responders; counted.
+     */
+    void replyAfterEnd() {
+        answeredAfterEnd.incrementAndGet();
+    }
+
+    /** An overdue request was found on the request queue after the run: not lost, the server still held it; counted. */
+    void requestStillQueued() {
+        stillQueued.incrementAndGet();
+    }
+
+    long answeredAfterEnd() {
+        return answeredAfterEnd.get();
+    }
+
+    long stillQueued() {
+        return stillQueued.get();
     }
 
     /** A reply came, but later than {@code -to}: not a problem (the request was answered), counted. */

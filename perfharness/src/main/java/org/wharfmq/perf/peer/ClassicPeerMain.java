@@ -22,13 +22,13 @@ import java.util.List;
  * Classic broker in its own JVM, set up as the {@code conf/activemq.xml} that {@code activemq create} writes: a
  * KahaDB store (its journal synced before a persistent send or a commit is confirmed, KahaDB's default and Wharf's
  * rule), 70% of the heap for messages, the pending-message limit of 1,000 on topics, JMX without its remote
- * connector, and the stock OpenWire connector ({@code maximumConnections=1000}, frames up to 100 MiB), here on
- * 127.0.0.1 only. Security is off, destinations are created on first use. The data lives in a fresh temporary
+ * connector, and the stock OpenWire connector (frames up to 100 MiB) with its {@code maximumConnections} raised from
+ * 1,000 to {@link Target#CLASSIC_MAX_CONNECTIONS}, as Wharf's perf server raises its own limits, here on 127.0.0.1 only. Security is off, destinations are created on first use. The data lives in a fresh temporary
  * directory. Prints the same ready line as {@code wharf perf server} and stops when standard input closes.
  */
 public final class ClassicPeerMain {
 
-    /** The stock {@code openwire} connector's options ({@code activemq create}). */
+    /** The {@code openwire} connector's options: {@code activemq create}'s, the connections raised ({@link Target#CLASSIC_MAX_CONNECTIONS}). */
     static final String CONNECTOR_OPTIONS = "maximumConnections=" + Target.CLASSIC_MAX_CONNECTIONS
             + "&wireFormat.maxFrameSize=104857600";
     /** The stock share of the JVM heap for messages held in memory ({@code memoryUsage percentOfJvmHeap}). */

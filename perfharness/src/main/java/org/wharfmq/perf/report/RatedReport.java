@@ -39,7 +39,9 @@ public final class RatedReport {
         md.append(String.format(Locale.ROOT, "Each requester asks for %s round trips/s. Achieved: the round trips of the measured "
                 + "period per second, all requester JVMs added up (the mean: at 1.5 a second each requester makes 1 round "
                 + "trip one second and 2 the next, so per-second medians swing). Response time: from a request's send to its reply, "
-                + "every requester's. Served: the largest step whose median response time stayed within %d s.%n%n",
+                + "every requester's. Served: the largest step whose median response time stayed within %d s, with no request "
+                + "still queued past the timeout at its end (overloaded: the requesters waiting on those replies, the "
+                + "others at their rate, the median of the replies that came can look served).%n%n",
                 Sizes.decimal(rate), RatedSteps.THRESHOLD_SECONDS));
         TreeSet<Integer> sizes = new TreeSet<>();
         results.values().forEach(steps -> steps.forEach(s -> sizes.add(s.messageSize())));
@@ -74,10 +76,13 @@ public final class RatedReport {
         return md.toString();
     }
 
-    /** PASSED, or FAILED with the number of problems and the first (an overloaded step can have thousands). */
+    /**
+     * PASSED (with the overload, when requests were still queued at the end), or FAILED with the number of problems
+     * and the first.
+     */
     private static String check(StepResult s) {
         if (s.passed()) {
-            return "PASSED";
+            return RatedSteps.overloaded(s) ? "PASSED; " + RatedSteps.overload(s) : "PASSED";
         }
         List<String> problems = s.problems();
         return problems.isEmpty() ? "FAILED" : problems.size() == 1 ? "FAILED: " + problems.get(0)

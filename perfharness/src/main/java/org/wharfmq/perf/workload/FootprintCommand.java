@@ -131,13 +131,6 @@ public final class FootprintCommand {
             throw new OptionException("footprint reads the server's heap with jcmd, which is not at " + jcmd
                     + ": run it on a JDK, not a JRE");
         }
-        if (target == Target.CLASSIC && connections > Target.CLASSIC_MAX_CONNECTIONS) {
-            throw new OptionException(String.format(Locale.ROOT, "footprint --peer classic: --connections %d is past ActiveMQ"
-                    + " Classic's stock limit of %,d connections (maximumConnections of its OpenWire connector, kept as"
-                    + " activemq create writes it), which drops the connection past it; give --connections %d or fewer"
-                    + " (perf report's memory rows open 900)", connections, Target.CLASSIC_MAX_CONNECTIONS,
-                    Target.CLASSIC_MAX_CONNECTIONS));
-        }
         List<String> command;
         try {
             command = target.serverCommand(List.of(), false, null, 1, tls, null, null);

@@ -58,15 +58,36 @@ public final class RatedSteps {
         return counts;
     }
 
-    /** Whether the stepping stops after {@code step}: its median response time passed the threshold, or it failed. */
+    /**
+     * Whether the stepping stops after {@code step}: its median response time passed the threshold, it was overloaded
+     * ({@link #overloaded}), or it failed.
+     */
     static boolean lastStep(StepResult step) {
-        return !step.passed() || step.latencyMicros().p50() > THRESHOLD_MICROS;
+        return !step.passed() || overloaded(step) || step.latencyMicros().p50() > THRESHOLD_MICROS;
     }
 
-    /** Whether {@code step} served its clients: it passed and its median response time was within the threshold. */
+    /**
+     * Whether {@code step} was overloaded: requests past the timeout were still queued when its run ended, the server
+     * (or its responders) behind the rate asked. Their requesters waited for them, the others went on at their rate,
+     * so the median of the round trips that did come can stay within the threshold while the clients are not served.
+     */
+    public static boolean overloaded(StepResult step) {
+        return step.queuedAtEnd() > 0;
+    }
+
+    /**
+     * Whether {@code step} served its clients: it passed, was not {@link #overloaded} and its median response time was
+     * within the threshold.
+     */
     public static boolean served(StepResult step) {
-        return step.unavailable() == null && step.passed() && step.latencyMicros().count() > 0
+        return step.unavailable() == null && step.passed() && !overloaded(step) && step.latencyMicros().count() > 0
                 && step.latencyMicros().p50() <= THRESHOLD_MICROS;
+    }
+
+    /** Why {@code step} was {@link #overloaded}, in words. */
+    public static String overload(StepResult step) {
+        return String.format(Locale.ROOT, "overloaded: %,d requests still queued when the run ended (no reply within the"
+                + " timeout; answered after the end or left on the request queue, none lost)", step.queuedAtEnd());
     }
 
     /** The clients of the largest step among {@code steps} that {@link #served} them; 0 when none did. */
@@ -76,8 +97,8 @@ public final class RatedSteps {
 
     /**
      * What ended the stepping of {@code steps} (one target and message size, in order), in a sentence: the step whose
-     * median passed the threshold, the step that failed its checks, the step past a limit of the machine (not run), or
-     * none, every step given having served its clients.
+     * median passed the threshold, the step that was overloaded, the step that failed its checks, the step past a limit
+     * of the machine (not run), or none, every step given having served its clients.
      */
     public static String stoppedBy(List<StepResult> steps) {
         StepResult last = steps.get(steps.size() - 1);
@@ -87,6 +108,9 @@ public final class RatedSteps {
         if (!last.passed()) {
             return String.format(Locale.ROOT, "%,d requesters failed the step's checks%s", last.clients(),
                     last.problems().isEmpty() ? "" : " (" + last.problems().get(0) + ")");
+        }
+        if (overloaded(last)) {
+            return String.format(Locale.ROOT, "at %,d requesters the server was %s", last.clients(), overload(last));
         }
         if (last.latencyMicros().p50() > THRESHOLD_MICROS) {
             return String.format(Locale.ROOT, "at %,d requesters the median response time, %s, passed %d s", last.clients(),
@@ -98,7 +122,8 @@ public final class RatedSteps {
 
     /**
      * {@link #stoppedBy} in a few words, as a table's cell shows it beside the clients served: {@code (every step)},
-     * {@code (2,000: median 1263.62ms)}, {@code (1,000: check failed)} or {@code (16,000: past the machine's threads)}.
+     * {@code (2,000: median 1263.62ms)}, {@code (8,000: overloaded, 1,234 requests still queued at the end)},
+     * {@code (1,000: check failed)} or {@code (16,000: past the machine's threads)}.
      */
     public static String stoppedByBrief(List<StepResult> steps) {
         StepResult last = steps.get(steps.size() - 1);
@@ -107,6 +132,10 @@ public final class RatedSteps {
         }
         if (!last.passed()) {
             return String.format(Locale.ROOT, "(%,d: check failed)", last.clients());
+        }
+        if (overloaded(last)) {
+            return String.format(Locale.ROOT, "(%,d: overloaded, %,d requests still queued at the end)", last.clients(),
+                    last.queuedAtEnd());
         }
         if (last.latencyMicros().p50() > THRESHOLD_MICROS) {
             return String.format(Locale.ROOT, "(%,d: median %s)", last.clients(), Sizes.micros(last.latencyMicros().p50()));

@@ -27,10 +27,22 @@ import java.util.List;
  * @param passed           the exactly-once checks passed
  * @param unavailable      why the target cannot run this workload yet, else null
  * @param problems         what went wrong
+ * @param queuedAtEnd      requests overdue (no reply within the timeout) and still queued when the run ended, answered
+ *                         only after it or still on the request queue then: not losses, the load outran the server or
+ *                         its responders ({@link org.wharfmq.perf.driver.DriverResult#queuedAtEnd})
  */
 public record StepResult(String workload, String target, int messageSize, int clients, int responders,
                          double medianRate, double meanRate, double cpuPercent, double cpuMicrosPerOp,
-                         double allCpuMicrosPerOp, double jitPercent, LatencySummary latencyMicros, boolean passed, String unavailable, List<String> problems) {
+                         double allCpuMicrosPerOp, double jitPercent, LatencySummary latencyMicros, boolean passed, String unavailable,
+                         List<String> problems, long queuedAtEnd) {
+
+    /** A step with no request still queued at its end. */
+    public StepResult(String workload, String target, int messageSize, int clients, int responders, double medianRate,
+                      double meanRate, double cpuPercent, double cpuMicrosPerOp, double allCpuMicrosPerOp, double jitPercent,
+                      LatencySummary latencyMicros, boolean passed, String unavailable, List<String> problems) {
+        this(workload, target, messageSize, clients, responders, medianRate, meanRate, cpuPercent, cpuMicrosPerOp,
+                allCpuMicrosPerOp, jitPercent, latencyMicros, passed, unavailable, problems, 0);
+    }
 
     /** Above this share of the machine ({@value} %) the JIT compilers' work during a measurement is reported. */
     public static final double JIT_WARNING_PERCENT = 5.0;

@@ -96,7 +96,8 @@ public final class WorkloadRunner {
                     if (settings.workload() == Workload.RR_RATED && RatedSteps.lastStep(r)) {
                         progress.accept(String.format("%s %s %s: median response %s (threshold %d s)%s: no more steps",
                                 r.workload(), r.target(), Sizes.label(size), Sizes.micros(r.latencyMicros().p50()),
-                                RatedSteps.THRESHOLD_SECONDS, r.passed() ? "" : ", the step failed"));
+                                RatedSteps.THRESHOLD_SECONDS, !r.passed() ? ", the step failed"
+                                        : RatedSteps.overloaded(r) ? ", " + RatedSteps.overload(r) : ""));
                         break;
                     }
                 }
@@ -139,7 +140,9 @@ public final class WorkloadRunner {
             line += String.format("%n  achieved %s rt/s (mean); response time p50 %s p95 %s; %s", Sizes.rate(r.meanRate()),
                     Sizes.micros(r.latencyMicros().p50()),
                     Sizes.micros(r.latencyMicros().p95()), RatedSteps.served(r) ? "served"
-                            : r.passed() ? "not served (median past the threshold)" : "not served (the step failed its checks)");
+                            : !r.passed() ? "not served (the step failed its checks)"
+                            : RatedSteps.overloaded(r) ? "not served (" + RatedSteps.overload(r) + ")"
+                            : "not served (median past the threshold)");
         }
         if (w.publishSubscribe()) {
             line += "\n  delivery latency p50 / p90 / p99 / max: " + Sizes.latency(r.latencyMicros());
@@ -609,7 +612,8 @@ public final class WorkloadRunner {
         LatencySummary latency = ps != null ? deliveryLatency(background)
                 : LatencyHistograms.summaryOf(measured.stream().map(DriverResult::latencyHistogram).toList());
         return new StepResult(settings.workload().id(), target.displayName(), size, clients, responders, median, mean,
-                cpuPercent, cpuPerOp, allCpuPerOp, jitPercent, latency, problems.isEmpty(), null, problems);
+                cpuPercent, cpuPerOp, allCpuPerOp, jitPercent, latency, problems.isEmpty(), null, problems,
+                measured.stream().mapToLong(DriverResult::queuedAtEnd).sum());
     }
 
     /**

@@ -45,7 +45,7 @@ class ExactlyOnceCheckTest {
         server.close();
     }
 
-    private enum Fault { NONE, DROP_THIRD_REQUEST, ANSWER_SECOND_REQUEST_TWICE, ANSWER_THIRD_REQUEST_LATE }
+    private enum Fault { NONE, DROP_THIRD_REQUEST, ANSWER_SECOND_REQUEST_TWICE, ANSWER_THIRD_REQUEST_LATE, STOP_AFTER_SECOND_REQUEST }
 
     /** A responder like the harness's own, except for the fault it is told to make. */
     private static Thread responder(String requestQueue, Fault fault, AtomicBoolean stop, List<Throwable> errors) {
@@ -58,6 +58,10 @@ class ExactlyOnceCheckTest {
                 int n = 0;
                 Message held = null;
                 while (!stop.get()) {
+                    if (fault == Fault.STOP_AFTER_SECOND_REQUEST && n == 2) {
+                        requests.close();   // an overloaded server: the later requests wait on the queue, unread
+                        break;
+                    }
                     Message request = requests.receive(100);
                     if (request == null) {
                         continue;
@@ -126,7 +130,7 @@ class ExactlyOnceCheckTest {
      */
     private static String runSeconds(Fault fault, int timeoutSeconds) {
         return Integer.toString(switch (fault) {
-            case DROP_THIRD_REQUEST -> 2 + timeoutSeconds;
+            case DROP_THIRD_REQUEST, STOP_AFTER_SECOND_REQUEST -> 2 + timeoutSeconds;
             case ANSWER_THIRD_REQUEST_LATE -> 2 + 2 * timeoutSeconds;
             default -> 1;
         });
@@ -149,6 +153,29 @@ class ExactlyOnceCheckTest {
         assertEquals(1, r.losses(), r.problems().toString());
         assertTrue(r.problems().contains("loss: no reply within 1 s to request 2 of " + r.processId()
                 + "-Requestor-0, nor later by the end of the run"), r.problems().toString());
+    }
+
+    /**
+     * Requests that the responders never reached (an overloaded server: here they stop reading after the second) are
+     * still on the request queue when the run ends: not losses, the run passes, and they are counted as still queued.
+     * The requester went on after each timeout, so more than one request waits there; the driver finds each by
+     * browsing the request queue for its run. Before, each was counted a loss.
+     */
+    @ParameterizedTest
+    @ValueSource(booleans = {false, true})
+    void requestsStillQueuedWhenTheRunEndsAreNotLosses(boolean correlationIdPerThread) throws Exception {
+        String queue = correlationIdPerThread ? "EO.QUEUED.CORREL" : "EO.QUEUED.MSGID";
+        DriverResult r = runRequestor(Fault.STOP_AFTER_SECOND_REQUEST, queue, 2, "-co", Boolean.toString(correlationIdPerThread));
+        assertTrue(r.passed(), r.problems().toString());
+        assertEquals(0, r.losses(), r.problems().toString());
+        assertTrue(r.stillQueued() >= 1, "the requests after the second are still queued: " + r);
+        assertEquals(r.stillQueued(), r.queuedAtEnd());
+        assertEquals(r.totalIterations() + r.late() + r.stillQueued(), r.operationsBegun());
+        try (Connection c = new WharfConnectionFactory(server.vmUrl()).createConnection()) {
+            Session s = c.createSession(false, Session.AUTO_ACKNOWLEDGE);
+            int queued = java.util.Collections.list(s.createBrowser(s.createQueue(queue)).getEnumeration()).size();
+            assertEquals(r.stillQueued(), queued, "every request the driver counted as still queued is on the queue");
+        }
     }
 
     @Test

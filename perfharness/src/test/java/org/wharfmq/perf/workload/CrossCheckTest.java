@@ -16,12 +16,12 @@ class CrossCheckTest {
 
     private static DriverResult result(String id, Map<String, Long> sent, Map<String, Long> received, List<SubscriberCount> subscribers) {
         return new DriverResult("jms.r11.X", id, 1, 16, false, false, 0, 1000, 10, 10, 10, 10, List.of(10L), Map.of(),
-                LatencySummary.NONE, "", sent, Map.of(), received, subscribers, 0, 0, 0, 0, List.of(), null, true);
+                LatencySummary.NONE, "", sent, Map.of(), received, subscribers, 0, 0, 0, 0, 0, 0, List.of(), null, true);
     }
 
     private static DriverResult publisher(Map<String, Long> published) {
         return new DriverResult("jms.r11.Publisher", "pub", 1, 16, false, false, 0, 1000, 10, 10, 10, 10, List.of(10L), Map.of(),
-                LatencySummary.NONE, "", Map.of(), published, Map.of(), List.of(), 0, 0, 0, 0, List.of(), null, true);
+                LatencySummary.NONE, "", Map.of(), published, Map.of(), List.of(), 0, 0, 0, 0, 0, 0, List.of(), null, true);
     }
 
     @Test
@@ -75,7 +75,7 @@ class CrossCheckTest {
     @Test
     void lateRepliesCountAsRequestsTheFlowRanFor() {
         DriverResult requesters = new DriverResult("jms.r11.Requestor", "req", 1, 16, false, false, 0, 1000, 10, 10, 10,
-                10, List.of(10L), Map.of(), LatencySummary.NONE, "", Map.of(), Map.of(), Map.of(), List.of(), 0, 2, 0, 0,
+                10, List.of(10L), Map.of(), LatencySummary.NONE, "", Map.of(), Map.of(), Map.of(), List.of(), 0, 2, 0, 0, 0, 0,
                 List.of(), null, true);
         assertEquals(List.of(), WorkloadRunner.flowCheck(
                 "wharf-perf: flow F-PASS invocations=12 failures=0 backouts=0 input-depth=0 output-depth=0", List.of(requesters)));

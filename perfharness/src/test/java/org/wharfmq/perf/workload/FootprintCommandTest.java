@@ -2,7 +2,6 @@ package org.wharfmq.perf.workload;
 
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
-import org.wharfmq.perf.options.OptionException;
 
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
@@ -10,7 +9,6 @@ import java.nio.charset.StandardCharsets;
 import java.util.List;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /** {@code wharf perf footprint}: a server in a child JVM, measured before and after queues and idle connections. */
@@ -47,24 +45,6 @@ class FootprintCommandTest {
         String out = text.toString(StandardCharsets.UTF_8);
         assertTrue(out.contains(FootprintCommand.RESULT_PREFIX + " target=Wharf queues=30 heapBytesPerQueue="), out);
         assertTrue(out.contains(" tls=jdk"), out);
-    }
-
-    /**
-     * Past ActiveMQ Classic's stock limit of connections its broker drops the connection, and its client says only that
-     * the channel failed: the footprint refuses such a count before it starts anything, naming the limit, its setting
-     * and the fix.
-     */
-    @Test
-    void connectionsPastTheClassicPeersStockLimitAreRefusedBeforeAnythingStarts() {
-        Launcher nothing = (name, args) -> {
-            throw new AssertionError("nothing is started: " + args);
-        };
-        PrintStream quiet = new PrintStream(new ByteArrayOutputStream(), true, StandardCharsets.UTF_8);
-        OptionException e = assertThrows(OptionException.class,
-                () -> FootprintCommand.measure(Target.CLASSIC, 10, 1001, null, nothing, quiet));
-        assertEquals("footprint --peer classic: --connections 1001 is past ActiveMQ Classic's stock limit of 1,000 connections"
-                + " (maximumConnections of its OpenWire connector, kept as activemq create writes it), which drops the"
-                + " connection past it; give --connections 1000 or fewer (perf report's memory rows open 900)", e.getMessage());
     }
 
     /**

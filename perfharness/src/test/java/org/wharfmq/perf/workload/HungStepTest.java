@@ -169,7 +169,7 @@ class HungStepTest {
         static FakeProcess failedAfterReady(String name, Path json) throws java.io.IOException {
             new ObjectMapper().writeValue(json.toFile(), new DriverResult("jms.r11.Responder", name, 1, 2048, true, true, 0, 0,
                     0, 0, 0, 0, List.of(), Map.of(), LatencySummary.NONE, "", Map.of(), Map.of(), Map.of(), List.of(), 0, 0, 0,
-                    0, List.of(COMMIT_REFUSED), null, false));
+                    0, 0, 0, List.of(COMMIT_REFUSED), null, false));
             FakeProcess p = new FakeProcess(name, false, true, List.of());
             p.exit.complete(1);
             return p;

@@ -66,6 +66,29 @@ class RatedStepsTest {
         assertEquals("(every step)", RatedSteps.stoppedByBrief(every));
     }
 
+    /**
+     * A step whose requests were still queued past the timeout when its run ended was overloaded: it passed its checks
+     * (nothing lost) but served nobody, whatever the median of the replies that came in time (the lead's 8,000 step:
+     * 312 ms, one requester JVM of eight at its rate, the others' requests waiting), and the stepping stops there,
+     * saying so.
+     */
+    @Test
+    void anOverloadedStepServesNobodyAndStopsTheStepping() {
+        LatencySummary fast = new LatencySummary(100, 312_000, 312_000, 312_000, 312_000, 312_000, 312_000, 312_000);
+        StepResult overloaded = new StepResult("RR-RATED", "Wharf", 2048, 8000, 10, 3745, 3745, 0, 0, 0, 0, fast, true, null,
+                List.of(), 1234);
+        assertTrue(RatedSteps.overloaded(overloaded));
+        assertFalse(RatedSteps.served(overloaded), "its median is within 1 s, but its clients were not served");
+        assertTrue(RatedSteps.lastStep(overloaded));
+        List<StepResult> steps = List.of(step(4000, 140_000, true), overloaded);
+        assertEquals(4000, RatedSteps.clientsServed(steps));
+        assertEquals("at 8,000 requesters the server was overloaded: 1,234 requests still queued when the run ended (no"
+                + " reply within the timeout; answered after the end or left on the request queue, none lost)",
+                RatedSteps.stoppedBy(steps));
+        assertEquals("(8,000: overloaded, 1,234 requests still queued at the end)", RatedSteps.stoppedByBrief(steps));
+        assertFalse(RatedSteps.overloaded(step(4000, 140_000, true)));
+    }
+
     @Test
     void theClientsServedAreThoseOfTheLargestStepWithinTheThreshold() {
         List<StepResult> steps = List.of(step(10, 2_000, true), step(100, 40_000, true), step(1000, 900_000, true),

@@ -19,7 +19,7 @@ class StepRatesTest {
                                        Map<Long, Long> perWallSecond) {
         return new DriverResult("jms.r11.X", id, 1, 16, false, false, windowStartMillis, windowEndMillis, 10, 10,
                 ownRate, ownRate, List.of((long) ownRate), new TreeMap<>(perWallSecond), LatencySummary.NONE, "",
-                Map.of(), Map.of(), Map.of(), List.of(), 0, 0, 0, 0, List.of(), null, true);
+                Map.of(), Map.of(), Map.of(), List.of(), 0, 0, 0, 0, 0, 0, List.of(), null, true);
     }
 
     /** {@code counts} for the seconds {@code from}, {@code from + 1}, ... in turn. */
