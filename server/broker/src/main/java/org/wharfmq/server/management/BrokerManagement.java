@@ -124,6 +124,9 @@ public final class BrokerManagement implements Management {
 
     @Override
     public String transmissionQueueTo(String queueManager) {
+        if (queues.resolver().leadsHere(queueManager)) {
+            return null; // the probe below would resolve to a queue here, created by use under autoCreate
+        }
         try {
             QueueNameResolver.Resolution r = queues.resolver().resolve(WireDestination.queue(queueManager
                     + TransmissionHeader.QUALIFIER + "Q"), QueueCreator.ANYONE);
