@@ -308,4 +308,9 @@ public final class BrokerManagement implements Management {
     public void systemQueue(String name) {
         queues.systemQueue(name);
     }
+
+    @Override
+    public void systemQueueInMemory(String name) {
+        queues.systemQueueInMemory(name);
+    }
 }

@@ -304,7 +304,8 @@ final class ChannelReceiver implements AutoCloseable {
         /** The server's memory budget, which the batches held here count against until they are put. */
         private final MemoryBudget budget = host.memoryBudget();
         /** The most of it one batch may hold ({@link ChannelConfiguration#BATCH_BUDGET_PERCENT}). */
-        private final long batchBudgetBytes = budget.maxBytes() / 100 * ChannelConfiguration.BATCH_BUDGET_PERCENT;
+        private final long batchBudgetBytes = (long) (budget.maxBytes()
+                * (ChannelConfiguration.BATCH_BUDGET_PERCENT / 100.0));
         /** What {@link #batch} holds of the budget: its messages' lengths and the overhead of each, as queues count. */
         private long heldBytes;
         /** Why this batch's messages are dropped as they come; null while it is held. */
