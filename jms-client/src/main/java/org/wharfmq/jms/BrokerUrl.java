@@ -68,6 +68,11 @@ record BrokerUrl(String text, List<BrokerAddress> addresses, int prefetch, int c
 
     private static final Set<String> OPTIONS = options();
 
+    /** Every option a broker URL takes, by its name (case as written: {@code clientID}). */
+    static Set<String> optionNames() {
+        return java.util.Collections.unmodifiableSet(OPTIONS);
+    }
+
     private static Set<String> options() {
         Set<String> options = new TreeSet<>(Set.of("prefetch", CONSUMER_WINDOW_BYTES_OPTION, "heartbeat",
                 "connectTimeout", "requestTimeout",

@@ -143,6 +143,11 @@ public class WharfConnectionFactory implements ConnectionFactory, QueueConnectio
         this.password = password;
     }
 
+    /** The names of the options {@link #setOption} and a broker URL take, case as written ({@code clientID}). */
+    public static java.util.Set<String> optionNames() {
+        return BrokerUrl.optionNames();
+    }
+
     /**
      * Sets a URL option by name (a TLS or reconnection option, or {@code ssl}), in place of the URL's own: what the
      * TLS and reconnection setters do, and what JNDI properties and references use. A null value removes the setting.

@@ -7,7 +7,9 @@ import org.wharfmq.flow.Node;
 
 import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
+import java.util.Set;
 import java.util.stream.Collectors;
 
 /**
@@ -27,7 +29,14 @@ import java.util.stream.Collectors;
  * <p>No request to answer (the invocation began elsewhere and the message has no identifier), a request answered
  * already (its timeout's 504, or another HTTPReply), a status outside 200-599, or a header that is not one (a name
  * that is not an HTTP token, a value with a control character: a CR or LF would let the value write headers of its
- * own) go to {@code failure}, or fail the path when it is unwired.
+ * own), or a header the HTTP listener sets on every answer ({@link #LISTENER_HEADERS}) go to {@code failure}, or fail
+ * the path when it is unwired.
+ *
+ * <p><b>The listener's security headers are not a flow's to change.</b> A flow's paths share the web console's
+ * origin (the listener's scheme, host and port), so the Content-Security-Policy, X-Frame-Options,
+ * X-Content-Type-Options, Referrer-Policy and Cache-Control the listener sets on every answer keep the console safe
+ * from what a flow answers: a flow may add headers of its own, not replace those (the listener keeps its own
+ * whatever an answer says, and this node refuses a reply that names one, so that its flow learns why).
  */
 public final class HttpReplyNode extends Node {
 
@@ -35,6 +44,14 @@ public final class HttpReplyNode extends Node {
     public static final String STATUS = "HttpReplyStatus";
     /** LocalEnvironment field: the answer's headers, a {@code Map<String, ?>} of a String (or a List of them) each. */
     public static final String HEADERS = "HttpReplyHeaders";
+
+    /**
+     * The headers the HTTP listener sets on every answer, lower case, which a reply may not name: the security
+     * headers (docs/security.md, "HTTP answers' security headers") and those of the message's framing.
+     */
+    public static final Set<String> LISTENER_HEADERS = Set.of("content-security-policy", "x-frame-options",
+            "x-content-type-options", "referrer-policy", "cache-control", "content-length", "transfer-encoding",
+            "connection", "www-authenticate");
 
     private static final System.Logger LOG = System.getLogger(HttpReplyNode.class.getName());
 
@@ -129,6 +146,13 @@ public final class HttpReplyNode extends Node {
         }
         if (name.isEmpty()) {
             throw new IllegalArgumentException("LocalEnvironment." + HEADERS + " names a header with an empty name.");
+        }
+        if (LISTENER_HEADERS.contains(name.toLowerCase(Locale.ROOT))) {
+            throw new IllegalArgumentException("LocalEnvironment." + HEADERS + " names header '" + name + "', which the"
+                    + " HTTP listener sets on every answer itself: a flow's paths share the web console's origin, so"
+                    + " its security headers (Content-Security-Policy, X-Frame-Options, X-Content-Type-Options,"
+                    + " Referrer-Policy, Cache-Control) and the message's framing stay the listener's. Take '" + name
+                    + "' out of " + HEADERS + "; a flow may add headers of its own.");
         }
         for (int i = 0; i < value.length(); i++) {
             char c = value.charAt(i);

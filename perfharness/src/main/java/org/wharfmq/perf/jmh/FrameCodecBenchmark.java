@@ -19,6 +19,7 @@ import org.wharfmq.protocol.frame.FrameDecoder;
 import org.wharfmq.protocol.frame.FrameEncoder;
 import org.wharfmq.protocol.message.MessageHeaders;
 import org.wharfmq.protocol.message.PropertySection;
+import org.wharfmq.protocol.message.WireDestination;
 
 import java.util.concurrent.TimeUnit;
 
@@ -45,6 +46,8 @@ public class FrameCodecBenchmark {
     private int properties;
     /** The headers of {@link #message}, for the JMSXUserID check. */
     private MessageHeaders headers;
+    /** The recent destinations of {@link #readHeadersRecent}: a session's. */
+    private final WireDestination[] recent = new WireDestination[4];
     private EmbeddedChannel encoder;
     private EmbeddedChannel decoder;
 
@@ -82,6 +85,15 @@ public class FrameCodecBenchmark {
     @Benchmark
     public MessageHeaders readHeaders() {
         return MessageHeaders.read(message.duplicate());
+    }
+
+    /**
+     * {@link #readHeaders} as a session or a receiver channel reads every message (BrokerSession, ReceiverPuts), with
+     * its recent destinations: the message's JMSDestination is the one kept, not decoded and made again.
+     */
+    @Benchmark
+    public MessageHeaders readHeadersRecent() {
+        return MessageHeaders.read(message.duplicate(), recent);
     }
 
     /**

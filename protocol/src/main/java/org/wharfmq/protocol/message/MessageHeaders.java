@@ -53,6 +53,18 @@ public final class MessageHeaders {
      * @throws MalformedFrameException when the layout is broken
      */
     public static MessageHeaders read(ByteBuf message) {
+        return read(message, null);
+    }
+
+    /**
+     * {@link #read(ByteBuf)}, JMSDestination taken from {@code recent} when it names one of them, else decoded and
+     * put there ({@link WireDestination#read(ByteBuf, WireDestination[])}): for a reader of many messages, on one
+     * thread, that go to a few destinations (a connection's SENDs, a receiver channel's messages), so that a message
+     * costs no name decoded, no destination made and no name's hash computed again for its look-ups.
+     *
+     * @param recent the reader's recent destinations; null to decode JMSDestination anew
+     */
+    public static MessageHeaders read(ByteBuf message, WireDestination[] recent) {
         ByteBuf in = message.duplicate();
         // offsets count from the duplicate's own reader index: on older Netty 4.1 releases (4.1.101, Spring Boot
         // 3.0's) the duplicate of a pooled slice (a decoded frame) counts in its parent's indexes, not the slice's; a
@@ -67,7 +79,8 @@ public final class MessageHeaders {
         String messageId = MessageReader.readMessageId(in);
         // a byte id's string form, once per message, for selectors and the correlation index
         String correlationId = MessageReader.readCorrelationId(in, MessageReader.correlationIdIsBytes(flags));
-        WireDestination destination = MessageReader.readDestination(in);
+        WireDestination destination = recent == null ? MessageReader.readDestination(in)
+                : MessageReader.readDestination(in, recent);
         MessageReader.skipReplyTo(in);
         String type = MessageReader.readType(in);
         int propertiesOffset = in.readerIndex() - start;

@@ -172,6 +172,11 @@ public final class MessageReader {
         return WireDestination.read(in, recent);
     }
 
+    /** JMSDestination, or null: one of {@code recent} when it names it ({@link WireDestination#read(ByteBuf, WireDestination[])}). */
+    public static WireDestination readDestination(ByteBuf in, WireDestination[] recent) {
+        return WireDestination.read(in, recent);
+    }
+
     /** JMSReplyTo, or null. */
     public static WireDestination readReplyTo(ByteBuf in) {
         return WireDestination.read(in);

@@ -79,7 +79,7 @@ public record WireDestination(Kind kind, String name) {
 
     /** Reads a nullable destination. */
     public static WireDestination read(ByteBuf in) {
-        return read(in, null);
+        return read(in, (WireDestination) null);
     }
 
     /**
@@ -101,6 +101,37 @@ public record WireDestination(Kind kind, String name) {
         String name = WireStrings.at(in, in.readerIndex(), length);
         in.skipBytes(length);
         return new WireDestination(kind, name);
+    }
+
+    /**
+     * Reads a nullable destination, returning the one of {@code recent} it names (no object made, nothing decoded),
+     * else the one read, which then takes {@code recent}'s first place (the others move down one, the last leaves): a
+     * connection's messages mostly go to a few destinations, and a destination found this way also keeps its name's
+     * hash for the look-ups that follow. Checked as {@link #read} checks it.
+     *
+     * @param recent the destinations this reader read last, most recent first, null past the last; the reader's alone
+     */
+    public static WireDestination read(ByteBuf in, WireDestination[] recent) {
+        Kind kind = readKind(in);
+        if (kind == null) {
+            return null;
+        }
+        int length = nameLength(in, kind);
+        for (WireDestination r : recent) {
+            if (r == null) {
+                break;
+            }
+            if (r.kind == kind && RecentStrings.sameAscii(in, in.readerIndex(), length, r.name)) {
+                in.skipBytes(length);
+                return r;
+            }
+        }
+        String name = WireStrings.at(in, in.readerIndex(), length);
+        in.skipBytes(length);
+        WireDestination read = new WireDestination(kind, name);
+        System.arraycopy(recent, 0, recent, 1, recent.length - 1);
+        recent[0] = read;
+        return read;
     }
 
     /** Skips a nullable destination without creating objects, checked as {@link #read} checks it. */

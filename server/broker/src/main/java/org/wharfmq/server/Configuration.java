@@ -192,6 +192,15 @@ public final class Configuration {
     public static final int TRANSMISSION_COPY_LIMIT_BYTES = 8 * 1024;
 
     /**
+     * How many JMSDestinations a session, or a receiver channel, keeps of the messages it read last ({@value}): a
+     * message to one of them takes the one kept rather than a name decoded, a destination made and its name's hash
+     * computed again for the queue's look-ups ({@link org.wharfmq.protocol.message.MessageHeaders#read(io.netty.buffer.ByteBuf,
+     * org.wharfmq.protocol.message.WireDestination[])}). A producer mostly sends to one destination; a channel carries the messages of a few
+     * queues (RR-5's four).
+     */
+    public static final int RECENT_DESTINATIONS = 4;
+
+    /**
      * How often a put of an in-process producer ({@link org.wharfmq.server.session.InProcessProducer}: a flow's output)
      * that waits for producer credit or the journal looks whether its sender has stopped (its flow stopping, its
      * connection lost), in ms: {@value}. It is woken at once by the credit or the journal; this bounds only how long a

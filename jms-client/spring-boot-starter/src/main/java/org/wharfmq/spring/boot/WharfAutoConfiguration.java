@@ -59,9 +59,25 @@ public class WharfAutoConfiguration {
      */
     static WharfConnectionFactory wharfConnectionFactory(WharfProperties wharf) {
         WharfConnectionFactory factory = new WharfConnectionFactory(wharf.getUrl());
-        wharf.getOptions().forEach(factory::setOption);
+        wharf.getOptions().forEach((name, value) -> factory.setOption(optionName(name), value));
         factory.setUserName(wharf.getUser());
         factory.setPassword(wharf.getPassword());
         return factory;
+    }
+
+    /**
+     * The broker URL option a {@code wharf.options.*} key names. Spring Boot gives a map key as the source wrote it:
+     * {@code clientID} from a properties file, but {@code clientid} from the environment variable
+     * {@code WHARF_OPTIONS_CLIENTID} and {@code client-id} in Boot's kebab case; each is the option whose name is the
+     * same but for case and dashes. A key that is no option's is passed on as it is, and refused naming it.
+     */
+    static String optionName(String key) {
+        String bare = key.replace("-", "").replace("_", "");
+        for (String option : WharfConnectionFactory.optionNames()) {
+            if (option.equalsIgnoreCase(bare)) {
+                return option;
+            }
+        }
+        return key;
     }
 }

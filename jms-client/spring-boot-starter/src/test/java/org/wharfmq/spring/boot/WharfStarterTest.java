@@ -12,6 +12,7 @@ import org.springframework.boot.builder.SpringApplicationBuilder;
 import org.springframework.context.ConfigurableApplicationContext;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
+import org.springframework.core.env.SystemEnvironmentPropertySource;
 import org.springframework.jms.annotation.JmsListener;
 import org.springframework.jms.connection.CachingConnectionFactory;
 import org.springframework.jms.core.JmsTemplate;
@@ -26,6 +27,7 @@ import org.wharfmq.server.security.file.SecurityFileRealm;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.security.SecureRandom;
+import java.util.Map;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
@@ -105,6 +107,23 @@ class WharfStarterTest {
         assertEquals(server.server().tcpUrl(), factory.getBrokerURL());
         assertEquals("orders-app", factory.getClientID(), "any URL option, its name's case kept");
         app.getBean(JmsTemplate.class).convertAndSend("BOOT.UNCACHED", "works");
+    }
+
+    @Test
+    void anOptionFromAnEnvironmentVariableOrInKebabCaseIsTheOptionOfThatName() {
+        // WHARF_OPTIONS_CLIENTID, as a container sets it: Spring Boot gives the map key in lower case, 'clientid'
+        app = new SpringApplicationBuilder(OrdersApplication.class).web(WebApplicationType.NONE)
+                .initializers(context -> context.getEnvironment().getPropertySources().addFirst(new
+                        SystemEnvironmentPropertySource("test-systemEnvironment", Map.of("WHARF_OPTIONS_CLIENTID", "env-app"))))
+                .properties("wharf.url=" + server.server().tcpUrl(), "spring.jms.cache.enabled=false",
+                        "spring.jms.listener.auto-startup=false").run();
+        assertEquals("env-app", assertInstanceOf(WharfConnectionFactory.class,
+                app.getBean(ConnectionFactory.class)).getClientID());
+        app.close();
+        app = start("wharf.options.client-id=kebab-app", "spring.jms.cache.enabled=false",
+                "spring.jms.listener.auto-startup=false");
+        assertEquals("kebab-app", assertInstanceOf(WharfConnectionFactory.class,
+                app.getBean(ConnectionFactory.class)).getClientID());
     }
 
     @Test

@@ -43,10 +43,11 @@ import java.util.function.Supplier;
  * {@code topics} (the text {@code wharf topic list} prints), and those other plugins give it ({@link AdminCommands}).
  * Both admin queues are created if missing, whatever autoCreate says, and kept.
  *
- * <p>Who may send a command is authorisation's business: the {@code SYSTEM.*} queues need the admin permission
- * (docs/security.md). The plugin itself connects anonymously in-VM, as the queue manager, which may do everything.
- * Every command is one audit line ({@link AuditLog#adminCommand}): who (the request's JMSXUserID, checked by the server
- * against the sender's login), what with which arguments (a password's as {@code ***}: a channel's, say), and the
+ * <p>Who may send a command: the {@code SYSTEM.*} queues need the admin permission (docs/security.md), and the
+ * plugin asks again itself, before it runs each command, whether the sender the queue manager stamped on the request
+ * may administer ({@link SenderCheck}): a request some deputy put there with the queue manager's authority is
+ * refused. The plugin itself connects anonymously in-VM, as the queue manager, which may do everything.
+ * Every command is one audit line ({@link AuditLog#adminCommand}): who (the stamped sender), what with which arguments (a password's as {@code ***}: a channel's, say), and the
  * result. Commands run one at a time, on the
  * plugin's session's dispatch thread ({@code wharf-session-...}).
  */
@@ -74,6 +75,8 @@ public final class AdminPlugin implements ServerPlugin {
     private Map<String, AdminCommand> contributed;
     /** The longest answer that fits in a message (maxMessageLength, less room for the headers). */
     private int maxAnswerBytes;
+    /** Whether a request's sender may administer: made by {@link #start}. */
+    private SenderCheck senders;
     private CoreConnection connection;
     private CoreSession session;
     /** The producer the answers go through, to each request's JMSReplyTo. */
@@ -167,6 +170,7 @@ public final class AdminPlugin implements ServerPlugin {
             }
         });
         maxAnswerBytes = server.config().maxMessageLength() - ANSWER_HEADROOM_BYTES;
+        senders = new SenderCheck(server.accessControl());
         server.management().systemQueue(SystemQueues.ADMIN_COMMAND_QUEUE);
         server.management().systemQueue(SystemQueues.ADMIN_REPLY_QUEUE);
         connection = CoreConnection.connect(ConnectionSettings.of(BrokerAddress.vm(URI.create(server.vmUrl())
@@ -186,6 +190,7 @@ public final class AdminPlugin implements ServerPlugin {
         Exception failure = null;
         String answer;
         try {
+            senders.check(request.command(), message);
             answer = answer(request.command(), json.valueToTree(command(request.command()).run(request)));
             int bytes = answer.getBytes(StandardCharsets.UTF_8).length;
             if (bytes > maxAnswerBytes) {
@@ -197,8 +202,25 @@ public final class AdminPlugin implements ServerPlugin {
             answer = failed(request.command(), e);
             LOG.log(System.Logger.Level.WARNING, "Admin command '" + request.command() + "' failed: " + text(e));
         }
+        if (failure != null && AdminProtocol.NOT_AUTHORISED.equals(reason(failure)) && !answerable(message.replyTo)) {
+            // the queue manager's put, for a sender not known to administer: not to a queue of its choosing
+            audit(request, text(failure) + " Not answered: its JMSReplyTo names " + message.replyTo + ", and the "
+                    + "refusal of a sender not known to administer goes to a temporary queue or "
+                    + SystemQueues.ADMIN_REPLY_QUEUE + " only.");
+            return;
+        }
         audit(request, failure == null ? null : text(failure));
         reply(message, answer, failure == null ? null : reason(failure));
+    }
+
+    /**
+     * Whether the refusal of a sender that may not administer may be sent to {@code replyTo}: the plugin puts with
+     * the queue manager's authority, so only to a temporary queue (its requester's) or the admin reply queue, never
+     * to a queue the refused sender chose (another user's, one of the queue manager's own).
+     */
+    private static boolean answerable(WireDestination replyTo) {
+        return replyTo == null || replyTo.kind().isTemporary()
+                || replyTo.kind().isQueue() && SystemQueues.ADMIN_REPLY_QUEUE.equals(replyTo.name());
     }
 
     /**
@@ -313,8 +335,8 @@ public final class AdminPlugin implements ServerPlugin {
     }
 
     /**
-     * One audit line per command: who (the request's JMSXUserID, which the server checked against the sender's
-     * login), what with which arguments, and the result. The broker's audit line for the same message says where it
+     * One audit line per command: who (the sender the queue manager stamped on the request, or the console's caller),
+     * what with which arguments, and the result. The broker's audit line for the same message says where it
      * came from.
      */
     private static void audit(AdminRequest request, String failure) {

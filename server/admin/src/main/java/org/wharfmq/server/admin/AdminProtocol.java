@@ -62,6 +62,8 @@ public final class AdminProtocol {
     public static final String UNKNOWN = "UNKNOWN";
     /** Reason: in use, not allowed, or a limit reached. */
     public static final String REFUSED = "REFUSED";
+    /** Reason: the request's sender may not administer the queue manager ({@link SenderCheck}). */
+    public static final String NOT_AUTHORISED = "NOT_AUTHORISED";
     /** Reason: the arguments are wrong. */
     public static final String INVALID = "INVALID";
     /** Reason: anything else. */

@@ -2,6 +2,8 @@ package org.wharfmq.server.admin;
 
 import org.wharfmq.protocol.message.BodyType;
 import org.wharfmq.protocol.message.WireMessage;
+import org.wharfmq.server.security.AdminSender;
+import org.wharfmq.server.security.Identity;
 
 import java.util.Collections;
 import java.util.Locale;
@@ -32,7 +34,10 @@ public final class AdminRequest {
         this.body = body;
     }
 
-    /** Reads a request off its message: the properties as sent, and the body of a BytesMessage (empty for none). */
+    /**
+     * Reads a request off its message: the properties as sent, the body of a BytesMessage (empty for none), and as its
+     * user the sender the queue manager stamped on it ({@link AdminSender}), never its JMSXUserID.
+     */
     static AdminRequest of(WireMessage message) {
         Map<String, Object> arguments = new TreeMap<>();
         message.properties.forEach((name, value) -> {
@@ -45,9 +50,10 @@ public final class AdminRequest {
             body = message.body == null ? new byte[0] : message.body;
         }
         Object command = message.properties.get(AdminProtocol.COMMAND);
-        Object user = message.properties.get("JMSXUserID");
-        return new AdminRequest(command == null ? null : command.toString(), user == null || user.toString().isEmpty()
-                ? null : user.toString(), "request " + message.messageId, Collections.unmodifiableMap(arguments), body);
+        Identity sender = AdminSender.of(message.properties);
+        String user = sender == null || sender.anonymous() ? null : sender.user();
+        return new AdminRequest(command == null ? null : command.toString(), user, "request " + message.messageId,
+                Collections.unmodifiableMap(arguments), body);
     }
 
     /**
@@ -75,7 +81,10 @@ public final class AdminRequest {
         return command;
     }
 
-    /** Who sent it (JMSXUserID, which the server checked against the sender's login); null for an anonymous client. */
+    /**
+     * Who sent it: the user the queue manager stamped on the request ({@link AdminSender}) or the console's caller;
+     * null for an anonymous client or the queue manager's own connection.
+     */
     public String user() {
         return user;
     }

@@ -2,11 +2,11 @@ package org.wharfmq.server.management;
 
 import io.netty.buffer.PooledByteBufAllocator;
 import org.wharfmq.protocol.frame.LargeFrameMemory;
-import org.wharfmq.protocol.frame.ErrorCode;
 import org.wharfmq.protocol.message.TransmissionHeader;
 import org.wharfmq.protocol.message.WireDestination;
 import org.wharfmq.protocol.selector.Selector;
 import org.wharfmq.server.WharfException;
+import org.wharfmq.server.queue.SystemQueues;
 import org.wharfmq.server.WharfVersion;
 import org.wharfmq.server.config.ConfigurationException;
 import org.wharfmq.server.config.QueueDefinition;
@@ -154,8 +154,7 @@ public final class BrokerManagement implements Management {
     private LocalQueue existing(String name) {
         LocalQueue queue = name == null ? null : queues.find(name);
         if (queue == null) {
-            throw new WharfException(ErrorCode.UNKNOWN_DESTINATION, "Queue '" + name + "' does not exist"
-                    + " ('display queues' lists the queues; subscriptions' queues are under 'display subscriptions').");
+            throw QueueManager.unknownQueue(name);
         }
         return queue;
     }
@@ -227,6 +226,13 @@ public final class BrokerManagement implements Management {
         if (from != null && from.equals(to)) {
             throw new IllegalArgumentException("Queue '" + from + "' is both the source and the target: "
                     + (move ? "moving" : "copying") + " messages needs two queues.");
+        }
+        if (SystemQueues.ADMIN_COMMAND_QUEUE.equals(to)) {
+            throw WharfException.illegalState("Messages cannot be " + (move ? "moved" : "copied") + " to "
+                    + SystemQueues.ADMIN_COMMAND_QUEUE + ": each request there runs as the sender the queue manager "
+                    + "stamped on it when it was sent there, and a message " + (move ? "moved" : "copied") + " from "
+                    + "another queue would bring whatever its properties claim. Send the command itself (wharf admin "
+                    + "...) as a user with the 'admin' permission.");
         }
         LocalQueue source = existing(from);
         LocalQueue target = existing(to);

@@ -1020,8 +1020,13 @@ public final class QueueManager implements AutoCloseable {
         }
     }
 
-    private static WharfException unknownQueue(String name) {
-        return new WharfException(ErrorCode.UNKNOWN_DESTINATION, "Queue '" + name + "' does not exist.");
+    /**
+     * The refusal of a command on a queue that does not exist (display, alter, delete, clear, browse, move): it names
+     * where the queues are listed, the fix for a misspelt name.
+     */
+    public static WharfException unknownQueue(String name) {
+        return new WharfException(ErrorCode.UNKNOWN_DESTINATION, "Queue '" + name + "' does not exist"
+                + " ('display queues' lists the queues; subscriptions' queues are under 'display subscriptions').");
     }
 
     /** Rewrites the definitions file; under {@link #definitions}. */

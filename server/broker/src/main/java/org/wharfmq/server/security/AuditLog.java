@@ -111,6 +111,14 @@ public final class AuditLog {
         LOG.log(System.Logger.Level.WARNING, "REFUSED " + who.describe() + " from " + from + ": " + what);
     }
 
+    /**
+     * A peer that is no user refused: a replication member's connection whose certificate names another member than
+     * the one it speaks as. {@code what} names the peer, what was refused, why and the fix.
+     */
+    public static void peerRefused(String what) {
+        LOG.log(System.Logger.Level.WARNING, "REFUSED " + what);
+    }
+
     /** Something allowed that is worth keeping: an admin command's arrival, new permission rules in force. */
     public static void action(String what) {
         LOG.log(System.Logger.Level.INFO, what);

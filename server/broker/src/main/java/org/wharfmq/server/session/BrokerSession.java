@@ -27,6 +27,7 @@ import org.wharfmq.server.queue.QueueNameResolver;
 import org.wharfmq.server.queue.RemoteRoute;
 import org.wharfmq.server.queue.QueuedMessage;
 import org.wharfmq.server.queue.SystemQueues;
+import org.wharfmq.server.security.AdminSender;
 import org.wharfmq.server.security.ConnectionAccess;
 import org.wharfmq.server.security.Identity;
 import org.wharfmq.server.security.Permission;
@@ -135,6 +136,8 @@ public final class BrokerSession {
     private boolean acknowledgementsUnsynced;
     /** Where the last name this session's producers put to on another queue manager leads, resolved once. */
     private final RemoteRoute remoteRoute = new RemoteRoute();
+    /** The JMSDestinations of the messages this session's SENDs carried last ({@link MessageHeaders#read(ByteBuf, WireDestination[])}). */
+    private final WireDestination[] recentDestinations = new WireDestination[Configuration.RECENT_DESTINATIONS];
     /** The messages an ACK takes off their queues, one list for every ACK (none is kept past its handling). */
     private final List<QueuedMessage> acknowledging = new ArrayList<>();
     /**
@@ -549,7 +552,7 @@ public final class BrokerSession {
     private MessageHeaders read(ByteBuf content) {
         int length = content.readableBytes();
         try {
-            return withinLength(length, MessageHeaders.read(content));
+            return withinLength(length, MessageHeaders.read(content, recentDestinations));
         } catch (MalformedFrameException e) {
             if (length > maxMessageLength) {
                 throw tooLarge(length);
@@ -604,11 +607,35 @@ public final class BrokerSession {
                 }
                 queue = resolution.queue();
             }
+            if (SystemQueues.ADMIN_COMMAND_QUEUE.equals(queue.name())) {
+                return acceptAdminRequest(queue, content);
+            }
             QueuedMessage message = new QueuedMessage(queue, content, headers);
             if (queue.reserve(message)) {
                 return message;
             }
             // deleted as unused since the lookup (QueueManager): the next lookup finds or creates its successor
+        }
+    }
+
+    /**
+     * An admin request's place on the admin command queue, by whatever name it was sent: a copy of {@code content}
+     * with this connection's identity stamped on it ({@link AdminSender}), which the admin command responder asks
+     * about before it runs the command; {@code content} is released once the copy has its place.
+     */
+    private QueuedMessage acceptAdminRequest(LocalQueue queue, ByteBuf content) {
+        ByteBuf stamped = AdminSender.stamp(content, access.identity());
+        try {
+            QueuedMessage message = new QueuedMessage(queue, stamped, MessageHeaders.read(stamped));
+            if (!queue.reserve(message)) {
+                throw new WharfException(ErrorCode.UNKNOWN_DESTINATION, "Queue '" + queue.name() + "' was deleted "
+                        + "while the message was put to it: send it again.");
+            }
+            content.release();
+            return message;
+        } catch (RuntimeException e) {
+            stamped.release();
+            throw e;
         }
     }
 

@@ -239,6 +239,20 @@ class QueueAdministrationTest {
     }
 
     @Test
+    void alteringOrDeletingAQueueThatDoesNotExistNamesWhereTheQueuesAreListed() {
+        QueueManager queues = start(ServerConfig.builder().dataDirectory(data));
+        String expected = "Queue 'REPLIES' does not exist ('display queues' lists the queues; subscriptions' queues"
+                + " are under 'display subscriptions').";
+        WharfException altered = assertThrows(WharfException.class,
+                () -> queues.alterQueue("REPLIES", Map.of("maxDepth", "100")));
+        assertEquals(ErrorCode.UNKNOWN_DESTINATION, altered.code());
+        assertEquals(expected, altered.getMessage());
+        WharfException deleted = assertThrows(WharfException.class, () -> queues.deleteQueue("REPLIES", false));
+        assertEquals(ErrorCode.UNKNOWN_DESTINATION, deleted.code());
+        assertEquals(expected, deleted.getMessage());
+    }
+
+    @Test
     void aDefinitionsFileThatCannotBeReadStopsTheStartNamingTheLine() throws Exception {
         Files.writeString(data.resolve(QueueDefinitionFile.FILE_NAME), "# comment\nGOOD\tmaxDepth=3\nBAD\tdepth=4\n");
         ConfigurationException e = assertThrows(ConfigurationException.class,

@@ -344,7 +344,7 @@ final class ChannelReceiver implements AutoCloseable {
                 return;
             }
             if (fastAgreed) {
-                MessageHeaders headers = MessageHeaders.read(message);
+                MessageHeaders headers = from.read(message);
                 String id = headers.messageId();
                 if (!headers.persistent() && id != null) { // without an id it could be put twice: with the batch
                     fast.add(id);
@@ -532,7 +532,7 @@ final class ChannelReceiver implements AutoCloseable {
                 for (ByteBuf message : b.messages()) {
                     bytes += message.readableBytes();
                     // only a batch sent again after an alter from fast to normal holds messages put FAST already
-                    MessageHeaders headers = fastAgreed || fastIds.isEmpty() ? null : MessageHeaders.read(message);
+                    MessageHeaders headers = fastAgreed || fastIds.isEmpty() ? null : from.read(message);
                     String id = headers == null ? null : putFastAlready(headers);
                     if (id != null) {
                         putAlready = putAlready.isEmpty() ? new ArrayList<>() : putAlready;
@@ -697,7 +697,7 @@ final class ChannelReceiver implements AutoCloseable {
         long bytes = message.readableBytes();
         // a message put FAST from a batch that then failed comes back to the sender, which may send it outside the
         // batches this time (its batch cut short where the redelivered messages came apart): put already, not again
-        MessageHeaders headers = fastIds.isEmpty() ? null : MessageHeaders.read(message);
+        MessageHeaders headers = fastIds.isEmpty() ? null : partner.read(message);
         String putAlready = headers == null ? null : putFastAlready(headers);
         if (putAlready != null) {
             fastIds.remove(putAlready); // taken off the sender's transmission queue now: it does not come again

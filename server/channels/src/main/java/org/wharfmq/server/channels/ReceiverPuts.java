@@ -10,6 +10,7 @@ import org.wharfmq.protocol.message.PropertySection;
 import org.wharfmq.protocol.message.TransmissionHeader;
 import org.wharfmq.protocol.message.WireDestination;
 import org.wharfmq.protocol.message.WireMessage;
+import org.wharfmq.server.Configuration;
 import org.wharfmq.server.ServerPlugin;
 import org.wharfmq.server.WharfException;
 import org.wharfmq.server.queue.DeadLetters;
@@ -65,10 +66,26 @@ final class ReceiverPuts {
      * partner's identity too ({@code partnerUser}, {@code partnerCertificate}: {@link PartnerBinding}), the
      * user's send permissions as asked so far ({@code sends}, on the partner connection's event loop), and the receiver
      * channel ({@code channel}: its name, {@code setsPerMinute}: its maxSubscriptionSetsPerMinute, {@code sets}: what
-     * its partners have taken of it).
+     * its partners have taken of it), and the JMSDestinations of the messages it read last ({@code destinations}, on
+     * the partner connection's event loop: {@link #read}).
      */
     record Partner(Identity user, String queueManager, boolean identityBound, SendVerdicts sends, String channel,
-                   int setsPerMinute, SubscriptionSetRate sets) {
+                   int setsPerMinute, SubscriptionSetRate sets, WireDestination[] destinations) {
+
+        Partner(Identity user, String queueManager, boolean identityBound, SendVerdicts sends, String channel,
+                int setsPerMinute, SubscriptionSetRate sets) {
+            this(user, queueManager, identityBound, sends, channel, setsPerMinute, sets,
+                    new WireDestination[Configuration.RECENT_DESTINATIONS]);
+        }
+
+        /**
+         * The headers of {@code message}, a message this partner brought, JMSDestination one of {@link #destinations}
+         * when it names one ({@link MessageHeaders#read(ByteBuf, WireDestination[])}): a channel carries the messages
+         * of a few queues. On the partner connection's event loop.
+         */
+        MessageHeaders read(ByteBuf message) {
+            return MessageHeaders.read(message, destinations);
+        }
 
         /**
          * Why the partner does not speak for {@link #queueManager} in a publish/subscribe hierarchy (its subscription
@@ -101,7 +118,7 @@ final class ReceiverPuts {
      * very bytes), so that they are not read again; null to read them here.
      */
     Routed route(Partner from, ByteBuf message, MessageHeaders read) {
-        MessageHeaders headers = read != null ? read : MessageHeaders.read(message);
+        MessageHeaders headers = read != null ? read : from.read(message);
         int properties = message.readerIndex() + headers.propertiesOffset();
         long tags = PropertySection.tagsOf(message, properties, QUEUE_MANAGER_UTF8, QUEUE_UTF8); // one walk for both
         int queueManagerTag = PropertySection.firstTag(tags);

@@ -43,7 +43,7 @@ public final class FlowCommands implements AdminCommands {
         commands.put("undeploy", r -> {
             String flow = r.required(FLOW, "a flow name");
             if (!host.undeploy(flow)) {
-                throw new IllegalArgumentException("No flow named '" + flow + "' is deployed.");
+                throw notDeployed(flow);
             }
             return "Undeployed " + flow;
         });
@@ -89,9 +89,15 @@ public final class FlowCommands implements AdminCommands {
     private DeployedFlow deployed(String name) {
         DeployedFlow flow = host.flow(name);
         if (flow == null) {
-            throw new IllegalArgumentException("No flow named '" + name + "' is deployed.");
+            throw notDeployed(name);
         }
         return flow;
+    }
+
+    /** The refusal of a command on a flow that is not deployed: it names where the deployed flows are listed. */
+    private static IllegalArgumentException notDeployed(String name) {
+        return new IllegalArgumentException("No flow named '" + name + "' is deployed ('wharf flow list' lists the"
+                + " deployed flows).");
     }
 
     @Override

@@ -58,9 +58,14 @@ final class HttpRequestHandler extends SimpleChannelInboundHandler<FullHttpReque
     static final String CONTENT_SECURITY_POLICY = "default-src 'none'; script-src 'self'; style-src 'self'; "
             + "img-src 'self' data:; connect-src 'self'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'";
 
-    /** Headers only the listener sets: an answer's own headers ({@link HttpAnswer#headers()}) cannot. */
+    /**
+     * Headers only the listener sets: an answer's own headers ({@link HttpAnswer#headers()}) cannot replace them. The
+     * security headers among them hold on every path, a flow's included, since the flows' paths share the console's
+     * origin (the HTTP Reply node refuses a reply that names one, so that its flow learns why).
+     */
     private static final Set<String> LISTENER_HEADERS = Set.of("content-length", "connection", "transfer-encoding",
-            "content-type", "www-authenticate");
+            "content-type", "www-authenticate", "content-security-policy", "x-frame-options", "x-content-type-options",
+            "referrer-policy", "cache-control");
 
     private final CallerCheck callers;
     private final ReadHolds holds;

@@ -3,6 +3,7 @@ package org.wharfmq.server.channels;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import org.wharfmq.jms.WharfConnectionFactory;
+import org.wharfmq.server.ServerPlugin;
 import org.wharfmq.server.TestServer;
 import org.wharfmq.server.WharfServer;
 import org.wharfmq.server.admin.AdminPlugin;
@@ -21,6 +22,7 @@ import javax.jms.TextMessage;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.function.Function;
 import java.util.function.UnaryOperator;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -66,9 +68,22 @@ final class AdminCli {
      */
     static TestServer start(UnaryOperator<ServerConfig.Builder> config, ChannelsPlugin[] plugin,
                             ChannelDefinition... channels) throws Exception {
+        return start(config, plugin, running -> List.of(), channels);
+    }
+
+    /**
+     * As {@link #start(UnaryOperator, ChannelsPlugin[], ChannelDefinition...)}, with {@code more} plugins (given the
+     * channels plugin) after those two.
+     */
+    static TestServer start(UnaryOperator<ServerConfig.Builder> config, ChannelsPlugin[] plugin,
+                            Function<ChannelsPlugin, List<ServerPlugin>> more, ChannelDefinition... channels)
+            throws Exception {
         return TestServer.start(config, c -> {
             plugin[0] = new ChannelsPlugin(new ChannelSettings(List.of(channels)));
-            return WharfServer.builder(c).plugins(plugin[0], new AdminPlugin(plugin[0].adminCommands())).start();
+            List<ServerPlugin> plugins = new ArrayList<>(List.of(plugin[0],
+                    new AdminPlugin(plugin[0].adminCommands())));
+            plugins.addAll(more.apply(plugin[0]));
+            return WharfServer.builder(c).plugins(plugins.toArray(ServerPlugin[]::new)).start();
         });
     }
 

@@ -13,7 +13,6 @@ import org.wharfmq.server.store.ServerProcess;
 import javax.jms.Connection;
 import javax.jms.Message;
 import javax.jms.MessageConsumer;
-import javax.jms.MessageProducer;
 import javax.jms.Session;
 import javax.jms.TextMessage;
 import java.nio.file.Files;
@@ -54,7 +53,7 @@ class ChannelKillTest {
             int port = ChannelServers.freePort();
             ServerProcess qm1 = ServerProcess.start(data, port, "--config", config.toString());
             try {
-                sendOrders(qm1.url());
+                ChannelServers.sendOrders(qm1.url(), 0, MESSAGES);
                 try (Connection onQm2 = new WharfConnectionFactory(qm2.server().tcpUrl()).createConnection()) {
                     onQm2.start();
                     Session session = onQm2.createSession(false, Session.AUTO_ACKNOWLEDGE);
@@ -95,7 +94,7 @@ class ChannelKillTest {
                             .withPipelineLength(2))));
                     return WharfServer.builder(c).plugins(channels[0]).start();
                 })) {
-            sendOrders(qm1.server().tcpUrl());
+            ChannelServers.sendOrders(qm1.server().tcpUrl(), 0, MESSAGES);
             for (int killAt : KILL_AT) {
                 long deadline = System.nanoTime() + java.util.concurrent.TimeUnit.SECONDS.toNanos(30);
                 while (channels[0].messagesSent("TO.QM2") < killAt && System.nanoTime() < deadline) {
@@ -134,7 +133,7 @@ class ChannelKillTest {
         ServerProcess[] qms = {ServerProcess.start(data1, port1, "--config", config1.toString()),
                 ServerProcess.start(data2, port2, "--config", config2.toString())};
         try {
-            sendOrders(qms[0].url());
+            ChannelServers.sendOrders(qms[0].url(), 0, MESSAGES);
             for (int killAt : BOTH_KILL_AT) {
                 awaitArrived(qms[1], killAt);
                 qms[0].kill(); // SIGKILL both, in the middle of the channel's batches
@@ -196,17 +195,5 @@ class ChannelKillTest {
                 + "channels:\n  - name: TO.QM2\n    type: sender\n    connection: " + qm2Url + "\n"
                 + "    transmissionQueue: QM2\n    batchSize: 10\n    pipelineLength: 2\n"
                 + "    retryMillis: 50\n    maxRetryMillis: 500\n");
-    }
-
-    /** Sends "order 0" to "order 999", persistent, to ORDERS on the queue manager at {@code url} in one transaction. */
-    private static void sendOrders(String url) throws Exception {
-        try (Connection producerConnection = new WharfConnectionFactory(url).createConnection()) {
-            Session session = producerConnection.createSession(true, Session.SESSION_TRANSACTED);
-            MessageProducer producer = session.createProducer(session.createQueue("ORDERS"));
-            for (int i = 0; i < MESSAGES; i++) {
-                producer.send(session.createTextMessage("order " + i));
-            }
-            session.commit();
-        }
     }
 }

@@ -6,17 +6,13 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
-import org.wharfmq.jms.WharfConnectionFactory;
 import org.wharfmq.server.TestServer;
 import org.wharfmq.server.it.Receive;
 import org.wharfmq.server.it.TcpProxy;
 import org.wharfmq.server.store.ServerProcess;
 
-import javax.jms.Connection;
-import javax.jms.DeliveryMode;
 import javax.jms.Message;
 import javax.jms.MessageConsumer;
-import javax.jms.MessageProducer;
 import javax.jms.Session;
 import javax.jms.TextMessage;
 import java.nio.file.Files;
@@ -178,14 +174,14 @@ class ChannelPipelineInDoubtTest {
                 + "    retryMillis: 50\n    maxRetryMillis: 500\n");
         qm1 = ServerProcess.start(qm1Data, qm1Port, "--config", qm1Config.toString());
 
-        sendOrders(0, 1);
+        ChannelServers.sendOrders(qm1.url(), 0, 1);
         MessageConsumer orders = ordersOnQm2();
         receiveOrders(orders, 0, 0);
         orders.close(); // ORDERS is left alone until the kill: batch 2 fills it
         awaitSender(s -> s.get("messages").asLong() == 1, "batch 1 confirmed");
 
         proxy.holdReplies();
-        sendOrders(1, 2 * BATCH + 1);
+        ChannelServers.sendOrders(qm1.url(), 1, 2 * BATCH + 1);
         awaitSender(s -> s.get("batchesInDoubt").size() == 2, "batches 2 and 3 prepared, both in doubt");
         ChannelServers.await(qm2Channels[0], s -> s.lastBatchId() == 2);
         assertEquals(BATCH, qm2.server().queueManager().queue("ORDERS").depth(), "batch 3 has no room on QM2");
@@ -214,18 +210,6 @@ class ChannelPipelineInDoubtTest {
 
     private static JsonNode chstatus(String url) throws Exception {
         return JSON.readTree(AdminCli.ok(url, "--json", "display", "chstatus")).get("result").get(0);
-    }
-
-    /** Sends "order FROM" to "order TO-1", persistent, to ORDERS on QM1 in one transaction. */
-    private void sendOrders(int from, int to) throws Exception {
-        try (Connection c = new WharfConnectionFactory(qm1.url()).createConnection()) {
-            Session s = c.createSession(true, Session.SESSION_TRANSACTED);
-            MessageProducer producer = s.createProducer(s.createQueue("ORDERS"));
-            for (int i = from; i < to; i++) {
-                producer.send(s.createTextMessage("order " + i), DeliveryMode.PERSISTENT, 4, 0);
-            }
-            s.commit();
-        }
     }
 
     private MessageConsumer ordersOnQm2() throws Exception {

@@ -7,13 +7,10 @@ import org.wharfmq.client.core.ClientException;
 import org.wharfmq.jms.WharfConnectionFactory;
 import org.wharfmq.protocol.frame.Frame;
 import org.wharfmq.server.TestServer;
-import org.wharfmq.server.config.QueueDefinition;
-import org.wharfmq.server.config.QueueReference;
 import org.wharfmq.server.it.Receive;
 
 import javax.jms.Connection;
 import javax.jms.MessageConsumer;
-import javax.jms.MessageProducer;
 import javax.jms.Session;
 import javax.jms.TextMessage;
 import java.util.Map;
@@ -34,24 +31,21 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  */
 class ChannelReceiverStopTest {
 
-    private final ChannelServers servers = new ChannelServers();
-    private final ChannelsPlugin[] qm1Channels = new ChannelsPlugin[1];
-    private final ChannelsPlugin[] qm2Channels = new ChannelsPlugin[1];
-    private TestServer qm1;
-    private TestServer qm2;
+    private final ChannelPair pair = new ChannelPair();
 
     @AfterEach
     void stop() throws Exception {
-        servers.close();
+        pair.close();
     }
 
     @Test
     void aStoppedReceiverEndsItsPartnersSessionAndRefusesItUntilStartedThenTheMessagesThatWaitedArriveOnce()
             throws Exception {
-        startPair(UnaryOperator.identity());
+        TestServer qm1 = pair.start(UnaryOperator.identity()).qm1;
+        TestServer qm2 = pair.qm2;
         String url1 = qm1.server().tcpUrl();
         String url2 = qm2.server().tcpUrl();
-        sendOrders(url1, 0, 3);
+        pair.sendOrders(0, 3);
         try (Connection before = new WharfConnectionFactory(url2).createConnection()) { // not across QM2's restart
             before.start();
             Session s = before.createSession(false, Session.AUTO_ACKNOWLEDGE);
@@ -72,7 +66,7 @@ class ChannelReceiverStopTest {
         assertTrue(AdminCli.ok(url2, "display", "chstatus").contains("\nChannel TO.QM2 stopped: an operator stopped"
                 + " it; 'wharf admin start channel TO.QM2' starts it (its sender retries until then)\n"));
 
-        sendOrders(url1, 3, 5); // the sender finds its session ended, and is refused when it tries again
+        pair.sendOrders(3, 5); // the sender finds its session ended, and is refused when it tries again
         awaitState(url1, "RETRYING");
         assertEquals(2, qm1.server().queueManager().queue("QM2").depth(), "they wait on the transmission queue");
         try (CoreLink link = CoreLink.open(url2, Map.of(), null, null, "a partner", 0, 5_000)) {
@@ -91,7 +85,7 @@ class ChannelReceiverStopTest {
         assertTrue(again.startsWith("Receiver channel TO.QM2 is RUNNING (its partner is connected), not stopped:"
                 + " nothing to start.") || again.startsWith("Receiver channel TO.QM2 is INACTIVE (it accepts its"
                 + " partner, which is not connected now), not stopped: nothing to start."), again);
-        MessageConsumer orders = ordersOn(url2);
+        MessageConsumer orders = pair.ordersOnQm2();
         for (int i = 3; i < 5; i++) {
             assertEquals("order " + i, ((TextMessage) ChannelServers.next(orders)).getText());
         }
@@ -101,13 +95,13 @@ class ChannelReceiverStopTest {
 
     @Test
     void aReceiverStoppedInTheMiddleOfAPersistentBatchLosesNothingAndDoublesNothing() throws Exception {
-        startPair(sender -> sender.withBatchSize(5));
+        TestServer qm1 = pair.start(sender -> sender.withBatchSize(5)).qm1;
         String url1 = qm1.server().tcpUrl();
-        String url2 = qm2.server().tcpUrl();
+        String url2 = pair.qm2.server().tcpUrl();
         CountDownLatch prepared = new CountDownLatch(1);
         CountDownLatch release = new CountDownLatch(1);
         AtomicBoolean once = new AtomicBoolean();
-        qm1Channels[0].hooks("TO.QM2", () -> {
+        pair.qm1Channels[0].hooks("TO.QM2", () -> {
             if (once.compareAndSet(false, true)) {
                 prepared.countDown(); // the batch's messages are on their way, its end not yet
                 try {
@@ -117,14 +111,14 @@ class ChannelReceiverStopTest {
                 }
             }
         }, () -> { });
-        sendOrders(url1, 0, 5);
+        pair.sendOrders(0, 5);
         assertTrue(prepared.await(ChannelServers.EXPECTED_MS, TimeUnit.MILLISECONDS));
         AdminCli.ok(url2, "stop", "channel", "TO.QM2");
         release.countDown(); // the batch ends on a session the receiver has ended: the sender has it in doubt
         awaitState(url1, "RETRYING");
 
         AdminCli.ok(url2, "start", "channel", "TO.QM2"); // the sender resolves its batch with the receiver, once
-        MessageConsumer orders = ordersOn(url2);
+        MessageConsumer orders = pair.ordersOnQm2();
         for (int i = 0; i < 5; i++) {
             assertEquals("order " + i, ((TextMessage) ChannelServers.next(orders)).getText());
         }
@@ -133,41 +127,10 @@ class ChannelReceiverStopTest {
         Receive.nothingMore(orders);
     }
 
-    /** Starts QM2 with receiver TO.QM2, then QM1 with sender TO.QM2 to it ({@code sender} changing its definition). */
-    private void startPair(UnaryOperator<ChannelDefinition> sender) throws Exception {
-        int qm2Port = ChannelServers.freePort();
-        qm2 = servers.keep(AdminCli.start(c -> c.name("QM2").port(qm2Port).autoCreate(false)
-                .queue("ORDERS"), qm2Channels, ChannelDefinition.receiver("TO.QM2", null, "QM1")));
-        qm1 = servers.keep(AdminCli.start(c -> c.name("QM1").autoCreate(false)
-                .queue(QueueDefinition.transmissionQueue("QM2"))
-                .reference(QueueReference.remote("ORDERS", "ORDERS", "QM2", null)), qm1Channels,
-                sender.apply(ChannelDefinition.sender("TO.QM2", "tcp://127.0.0.1:" + qm2Port, "QM2", null, null))
-                        .withTimes(50, 60_000)));
-    }
-
     /** Asks QM1 for its transmission queue's depth until it is 0: the batch's removal committed, never sent again. */
     private void awaitTransmissionQueueEmpty() {
-        long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(ChannelServers.EXPECTED_MS);
-        while (qm1.server().queueManager().queue("QM2").depth() > 0 && System.nanoTime() < deadline) {
-            LockSupport.parkNanos(1_000_000);
-        }
-        assertEquals(0, qm1.server().queueManager().queue("QM2").depth());
-    }
-
-    private void sendOrders(String url, int from, int to) throws Exception {
-        try (Connection c = new WharfConnectionFactory(url).createConnection()) {
-            Session s = c.createSession(true, Session.SESSION_TRANSACTED);
-            MessageProducer producer = s.createProducer(s.createQueue("ORDERS"));
-            for (int i = from; i < to; i++) {
-                producer.send(s.createTextMessage("order " + i));
-            }
-            s.commit();
-        }
-    }
-
-    private MessageConsumer ordersOn(String url) throws Exception {
-        Session s = servers.connect(url).createSession(false, Session.AUTO_ACKNOWLEDGE);
-        return s.createConsumer(s.createQueue("ORDERS"));
+        ChannelServers.await(() -> pair.qm1.server().queueManager().queue("QM2").depth() == 0,
+                "QM1's transmission queue to be empty");
     }
 
     /** Asks the queue manager at {@code url} for channel TO.QM2's state until it is {@code state}. */

@@ -3,21 +3,14 @@ package org.wharfmq.server.channels;
 import com.fasterxml.jackson.databind.JsonNode;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
-import org.wharfmq.jms.WharfConnectionFactory;
 import org.wharfmq.server.TestServer;
-import org.wharfmq.server.config.QueueDefinition;
-import org.wharfmq.server.config.QueueReference;
 import org.wharfmq.server.it.Receive;
 
-import javax.jms.Connection;
 import javax.jms.MessageConsumer;
-import javax.jms.MessageProducer;
-import javax.jms.Session;
 import javax.jms.TextMessage;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.concurrent.locks.LockSupport;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
@@ -30,26 +23,19 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  */
 class ChannelResetResolveTest {
 
-    private final ChannelServers servers = new ChannelServers();
-    private final ChannelsPlugin[] qm1Channels = new ChannelsPlugin[1];
-    private final ChannelsPlugin[] qm2Channels = new ChannelsPlugin[1];
+    private final ChannelPair pair = new ChannelPair();
     private TestServer qm1;
     private TestServer qm2;
 
     @AfterEach
     void stop() throws Exception {
-        servers.close();
+        pair.close();
     }
 
     private void start() throws Exception {
-        int qm2Port = ChannelServers.freePort();
-        qm2 = servers.keep(AdminCli.start(c -> c.name("QM2").port(qm2Port).autoCreate(false).queue("ORDERS"),
-                qm2Channels, ChannelDefinition.receiver("TO.QM2", null, "QM1")));
-        qm1 = servers.keep(AdminCli.start(c -> c.name("QM1").autoCreate(false)
-                .queue(QueueDefinition.transmissionQueue("QM2"))
-                .reference(QueueReference.remote("ORDERS", "ORDERS", "QM2", null)), qm1Channels,
-                ChannelDefinition.sender("TO.QM2", "tcp://127.0.0.1:" + qm2Port, "QM2", null, null).withBatchSize(5)
-                        .withTimes(50, 60_000)));
+        pair.start(sender -> sender.withBatchSize(5));
+        qm1 = pair.qm1;
+        qm2 = pair.qm2;
     }
 
     @Test
@@ -58,13 +44,13 @@ class ChannelResetResolveTest {
         CountDownLatch prepared = new CountDownLatch(1);
         CountDownLatch release = new CountDownLatch(1);
         AtomicBoolean once = new AtomicBoolean();
-        qm1Channels[0].hooks("TO.QM2", () -> {
+        pair.qm1Channels[0].hooks("TO.QM2", () -> {
             if (once.compareAndSet(false, true)) {
                 prepared.countDown();
                 await(release);
             }
         }, () -> { });
-        sendOrders(0, 5); // one batch of five
+        pair.sendOrders(0, 5); // one batch of five
         assertTrue(prepared.await(ChannelServers.EXPECTED_MS, TimeUnit.MILLISECONDS));
         qm2.stop(); // the batch's end never reaches it
         release.countDown();
@@ -98,7 +84,7 @@ class ChannelResetResolveTest {
 
         qm2.restart();
         AdminCli.ok(url1, "start", "channel", "TO.QM2");
-        MessageConsumer orders = ordersOnQm2();
+        MessageConsumer orders = pair.ordersOnQm2();
         for (int i = 0; i < 5; i++) {
             assertEquals("order " + i, ((TextMessage) ChannelServers.next(orders)).getText());
         }
@@ -111,14 +97,14 @@ class ChannelResetResolveTest {
         CountDownLatch confirmed = new CountDownLatch(1);
         CountDownLatch release = new CountDownLatch(1);
         AtomicBoolean once = new AtomicBoolean();
-        qm1Channels[0].hooks("TO.QM2", () -> { }, () -> {
+        pair.qm1Channels[0].hooks("TO.QM2", () -> { }, () -> {
             if (once.compareAndSet(false, true)) {
                 confirmed.countDown();
                 await(release);
                 throw new IllegalStateException("the test's crash between the receiver's commit and the removal's");
             }
         });
-        sendOrders(0, 5);
+        pair.sendOrders(0, 5);
         assertTrue(confirmed.await(ChannelServers.EXPECTED_MS, TimeUnit.MILLISECONDS));
         qm2.stop(); // the channel cannot ask it what it has
         release.countDown();
@@ -135,10 +121,10 @@ class ChannelResetResolveTest {
         assertTrue(qm1.server().management().preparedBranches().isEmpty());
         assertEquals(0, qm1.server().queueManager().queue("QM2").depth());
 
-        sendOrders(5, 8);
+        pair.sendOrders(5, 8);
         qm2.restart();
         AdminCli.ok(url1, "start", "channel", "TO.QM2");
-        MessageConsumer orders = ordersOnQm2();
+        MessageConsumer orders = pair.ordersOnQm2();
         for (int i = 0; i < 8; i++) {
             assertEquals("order " + i, ((TextMessage) ChannelServers.next(orders)).getText());
         }
@@ -154,14 +140,11 @@ class ChannelResetResolveTest {
                 AdminCli.ok(url2, "reset", "channel", "TO.QM2", "--sequence", "100"));
         assertEquals(100, ChannelDefinitionAdminTest.status(url2, "TO.QM2").get("sequence").asLong());
 
-        sendOrders(0, 2);
-        MessageConsumer orders = ordersOnQm2();
+        pair.sendOrders(0, 2);
+        MessageConsumer orders = pair.ordersOnQm2();
         assertEquals("order 0", ((TextMessage) ChannelServers.next(orders)).getText());
         assertEquals("order 1", ((TextMessage) ChannelServers.next(orders)).getText());
-        long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(ChannelServers.EXPECTED_MS);
-        while (qm1Channels[0].messagesSent("TO.QM2") < 2 && System.nanoTime() < deadline) {
-            LockSupport.parkNanos(1_000_000); // polls the count the channel reports
-        }
+        awaitSent(2);
         assertEquals(102, ChannelDefinitionAdminTest.status(url2, "TO.QM2").get("sequence").asLong());
         JsonNode sender = ChannelDefinitionAdminTest.status(url1, "TO.QM2");
         assertEquals(102, sender.get("sequence").asLong());
@@ -177,8 +160,8 @@ class ChannelResetResolveTest {
         start();
         String url1 = qm1.server().tcpUrl();
         String url2 = qm2.server().tcpUrl();
-        sendOrders(0, 2);
-        MessageConsumer orders = ordersOnQm2();
+        pair.sendOrders(0, 2);
+        MessageConsumer orders = pair.ordersOnQm2();
         assertEquals("order 0", ((TextMessage) ChannelServers.next(orders)).getText());
         assertEquals("order 1", ((TextMessage) ChannelServers.next(orders)).getText());
         awaitSent(2);
@@ -197,7 +180,7 @@ class ChannelResetResolveTest {
         qm1.restart(); // the reset is kept with the channel's stopped state
         url1 = qm1.server().tcpUrl();
         AdminCli.ok(url1, "start", "channel", "TO.QM2");
-        sendOrders(2, 3);
+        pair.sendOrders(2, 3);
         assertEquals("order 2", ((TextMessage) ChannelServers.next(orders)).getText());
         awaitSent(1);
         assertEquals(501, ChannelDefinitionAdminTest.status(url2, "TO.QM2").get("sequence").asLong());
@@ -210,7 +193,7 @@ class ChannelResetResolveTest {
         qm1.restart();
         url1 = qm1.server().tcpUrl();
         AdminCli.ok(url1, "start", "channel", "TO.QM2");
-        sendOrders(3, 4);
+        pair.sendOrders(3, 4);
         assertEquals("order 3", ((TextMessage) ChannelServers.next(orders)).getText());
         awaitSent(1);
         assertEquals(502, ChannelDefinitionAdminTest.status(url2, "TO.QM2").get("sequence").asLong());
@@ -233,27 +216,8 @@ class ChannelResetResolveTest {
 
     /** Polls the count of messages sender TO.QM2 had confirmed since it started, until it is {@code n}. */
     private void awaitSent(long n) {
-        long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(ChannelServers.EXPECTED_MS);
-        while (qm1Channels[0].messagesSent("TO.QM2") < n && System.nanoTime() < deadline) {
-            LockSupport.parkNanos(1_000_000); // polls the count the channel reports
-        }
-        assertEquals(n, qm1Channels[0].messagesSent("TO.QM2"));
-    }
-
-    private void sendOrders(int from, int to) throws Exception {
-        try (Connection c = new WharfConnectionFactory(qm1.server().tcpUrl()).createConnection()) {
-            Session s = c.createSession(true, Session.SESSION_TRANSACTED);
-            MessageProducer producer = s.createProducer(s.createQueue("ORDERS"));
-            for (int i = from; i < to; i++) {
-                producer.send(s.createTextMessage("order " + i));
-            }
-            s.commit(); // all on the transmission queue at once: one batch of up to five
-        }
-    }
-
-    private MessageConsumer ordersOnQm2() throws Exception {
-        Session s = servers.connect(qm2.server().tcpUrl()).createSession(false, Session.AUTO_ACKNOWLEDGE);
-        return s.createConsumer(s.createQueue("ORDERS"));
+        ChannelServers.await(() -> pair.qm1Channels[0].messagesSent("TO.QM2") >= n, "TO.QM2 to confirm " + n);
+        assertEquals(n, pair.qm1Channels[0].messagesSent("TO.QM2"));
     }
 
     private static void await(CountDownLatch latch) {

@@ -110,6 +110,21 @@ final class ChannelServers implements AutoCloseable {
     }
 
     /**
+     * Sends "order FROM" to "order TO-1", persistent, to ORDERS on the queue manager at {@code url} in one transaction
+     * (on QM1 with a sender of batch size five: one batch of up to five).
+     */
+    static void sendOrders(String url, int from, int to) throws Exception {
+        try (Connection c = new WharfConnectionFactory(url).createConnection()) {
+            Session s = c.createSession(true, Session.SESSION_TRANSACTED);
+            MessageProducer producer = s.createProducer(s.createQueue("ORDERS"));
+            for (int i = from; i < to; i++) {
+                producer.send(s.createTextMessage("order " + i));
+            }
+            s.commit();
+        }
+    }
+
+    /**
      * Sends "order 0" to "order {@code count - 1}" to ORDERS on the queue manager at {@code url} in one transaction,
      * non-persistent and persistent by turns (order 0 non-persistent).
      */

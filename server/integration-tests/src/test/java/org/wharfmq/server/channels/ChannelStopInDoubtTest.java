@@ -4,22 +4,13 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
-import org.wharfmq.jms.WharfConnectionFactory;
-import org.wharfmq.server.TestServer;
-import org.wharfmq.server.WharfServer;
-import org.wharfmq.server.admin.AdminPlugin;
-import org.wharfmq.server.config.QueueDefinition;
-import org.wharfmq.server.config.QueueReference;
 import org.wharfmq.server.http.HttpPlugin;
 import org.wharfmq.server.http.HttpSettings;
 import org.wharfmq.server.it.Receive;
 import org.wharfmq.server.it.TcpProxy;
 import org.wharfmq.server.metrics.MetricsPlugin;
 
-import javax.jms.Connection;
 import javax.jms.MessageConsumer;
-import javax.jms.MessageProducer;
-import javax.jms.Session;
 import javax.jms.TextMessage;
 import java.util.List;
 
@@ -35,44 +26,29 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  */
 class ChannelStopInDoubtTest {
 
-    private final ChannelServers servers = new ChannelServers();
-    private final ChannelsPlugin[] qm1Channels = new ChannelsPlugin[1];
-    private final ChannelsPlugin[] qm2Channels = new ChannelsPlugin[1];
-    private TestServer qm1;
-    private TestServer qm2;
-    private TcpProxy proxy;
+    private final ChannelPair pair = new ChannelPair();
 
     @AfterEach
     void stop() throws Exception {
-        servers.close();
+        pair.close();
     }
 
     @Test
     void aSenderStoppedWithABatchUnconfirmedSaysItIsInDoubtAndAStopWithNoneSaysNothingOfDoubt() throws Exception {
-        int qm2Port = ChannelServers.freePort();
-        qm2 = servers.keep(AdminCli.start(c -> c.name("QM2").port(qm2Port).autoCreate(false).queue("ORDERS"),
-                qm2Channels, ChannelDefinition.receiver("TO.QM2", null, "QM1")));
-        proxy = servers.keep(TcpProxy.start(qm2Port));
+        TcpProxy proxy = pair.keep(TcpProxy.start(pair.startQm2()));
         HttpPlugin http = new HttpPlugin(HttpSettings.on("127.0.0.1"));
-        qm1 = servers.keep(TestServer.start(c -> c.name("QM1").autoCreate(false)
-                .queue(QueueDefinition.transmissionQueue("QM2"))
-                .reference(QueueReference.remote("ORDERS", "ORDERS", "QM2", null)), config -> {
-            qm1Channels[0] = new ChannelsPlugin(new ChannelSettings(List.of(ChannelDefinition.sender("TO.QM2",
-                    proxy.url(), "QM2", null, null).withBatchSize(5).withTimes(50, 60_000).withMaxRetry(500)
-                    .withHeartbeat(0))));
-            return WharfServer.builder(config).plugins(qm1Channels[0], new AdminPlugin(qm1Channels[0].adminCommands()),
-                    new MetricsPlugin(http.routes(), null, qm1Channels[0], null), http).start();
-        }));
-        String url1 = qm1.server().tcpUrl();
-        MessageConsumer orders = ordersOnQm2();
+        pair.startQm1(proxy.url(), sender -> sender.withBatchSize(5).withMaxRetry(500).withHeartbeat(0),
+                channels -> List.of(new MetricsPlugin(http.routes(), null, channels, null), http));
+        String url1 = pair.qm1.server().tcpUrl();
+        MessageConsumer orders = pair.ordersOnQm2();
 
-        sendOrders(0, 1); // batch 1, confirmed: the channel is open
+        pair.sendOrders(0, 1); // batch 1, confirmed: the channel is open
         assertEquals("order 0", ((TextMessage) ChannelServers.next(orders)).getText());
-        ChannelServers.await(qm1Channels[0], s -> s.messages() == 1);
+        ChannelServers.await(pair.qm1Channels[0], s -> s.messages() == 1);
 
         proxy.holdReplies(); // QM2's answers wait in the proxy
-        sendOrders(1, 6);
-        ChannelServers.await(qm2Channels[0], s -> s.lastBatchId() == 2); // committed on QM2, unconfirmed on QM1
+        pair.sendOrders(1, 6);
+        ChannelServers.await(pair.qm2Channels[0], s -> s.lastBatchId() == 2); // committed on QM2, unconfirmed on QM1
         // as a program reads it (--json): the channel, its transmission queue, the batch it leaves, the description
         JsonNode stop = new ObjectMapper().readTree(AdminCli.ok(url1, "--json", "stop",
                 "channel", "TO.QM2")).get("result");
@@ -117,7 +93,8 @@ class ChannelStopInDoubtTest {
             assertEquals("order " + i, ((TextMessage) ChannelServers.next(orders)).getText());
         }
         // every order confirmed: nothing left on the transmission queue, nothing in doubt
-        ChannelServers.await(qm1Channels[0], s -> !s.inDoubt() && Long.valueOf(0).equals(s.transmissionQueueDepth()));
+        ChannelServers.await(pair.qm1Channels[0],
+                s -> !s.inDoubt() && Long.valueOf(0).equals(s.transmissionQueueDepth()));
 
         // nothing on its way: the stop says nothing of doubt
         assertEquals("Channel TO.QM2 stopped (its transmission queue keeps what it has not sent)\n",
@@ -131,22 +108,5 @@ class ChannelStopInDoubtTest {
         assertEquals(0.0, ChannelStatusViewsTest.value(metrics, "wharf_channel_in_doubt_messages",
                 "channel=\"TO.QM2\""));
         Receive.nothingMore(orders);
-    }
-
-    /** Sends "order FROM" to "order TO-1", persistent, to ORDERS on QM1 in one transaction. */
-    private void sendOrders(int from, int to) throws Exception {
-        try (Connection c = new WharfConnectionFactory(qm1.server().tcpUrl()).createConnection()) {
-            Session s = c.createSession(true, Session.SESSION_TRANSACTED);
-            MessageProducer producer = s.createProducer(s.createQueue("ORDERS"));
-            for (int i = from; i < to; i++) {
-                producer.send(s.createTextMessage("order " + i));
-            }
-            s.commit();
-        }
-    }
-
-    private MessageConsumer ordersOnQm2() throws Exception {
-        Session s = servers.connect(qm2.server().tcpUrl()).createSession(false, Session.AUTO_ACKNOWLEDGE);
-        return s.createConsumer(s.createQueue("ORDERS"));
     }
 }

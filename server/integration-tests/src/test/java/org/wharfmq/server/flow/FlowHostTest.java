@@ -265,7 +265,8 @@ class FlowHostTest {
         assertNull(flowHost.flow("B"));
         FlowCommandAccess.Result again = FlowCommandAccess.run("flow", "undeploy", "B", "--url", url);
         assertEquals(1, again.status());
-        assertTrue(again.err().contains("No flow named 'B'"), again.err());
+        assertTrue(again.err().contains("No flow named 'B' is deployed ('wharf flow list' lists the deployed flows)."),
+                again.err());
         FlowCommandAccess.Result bad = FlowCommandAccess.run("flow", "deploy", jarV2.toString(), "--class",
                 "flows.Missing", "--url", url);
         assertTrue(bad.status() == 1 && bad.err().contains("flows.Missing is not in flow jar"), bad.err());

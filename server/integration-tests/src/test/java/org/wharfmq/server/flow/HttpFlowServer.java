@@ -59,6 +59,11 @@ final class HttpFlowServer implements AutoCloseable {
         return flowHost;
     }
 
+    /** The security file's realm: {@link SecurityFileRealm#reload} takes an edit of the file in at once. */
+    SecurityFileRealm realm() {
+        return realm;
+    }
+
     /** The running queue manager. */
     WharfServer server() {
         return server.server();

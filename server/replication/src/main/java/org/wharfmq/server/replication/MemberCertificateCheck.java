@@ -1,12 +1,14 @@
 package org.wharfmq.server.replication;
 
+import org.wharfmq.server.security.AuditLog;
+
 import javax.net.ssl.SSLEngine;
 import javax.net.ssl.X509ExtendedTrustManager;
 import java.net.Socket;
 import java.security.cert.CertificateException;
 import java.security.cert.X509Certificate;
 import java.time.Duration;
-import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.Function;
 import java.util.function.Supplier;
 
 /**
@@ -17,23 +19,26 @@ import java.util.function.Supplier;
  * time; the warnings are paced, at most one per {@link ReplicationConfiguration#REFUSAL_WARNING_EVERY}, counting the
  * refusals not written (a refused member tries again at every heartbeat, and a hostile one as often as it likes).
  * Called by the transport's threads (gRPC's event loops), any number at once: the pacing is a compare-and-set.
+ *
+ * <p>A member called must also be the member at the address called: its certificate's subject CN is its member id
+ * ({@link #membersAt}); one that is not is refused in the handshake, with an audit line.
  */
 final class MemberCertificateCheck extends X509ExtendedTrustManager {
 
     private static final System.Logger LOG = System.getLogger(MemberCertificateCheck.class.getName());
     /** The most of a certificate's name a warning quotes: the peer chooses it. */
-    private static final int NAME_CHARS = 200;
+    static final int NAME_CHARS = 200;
 
     private final X509ExtendedTrustManager ca;
-    private final long warnEveryNanos;
-    /** When the next refusal may be written ({@link System#nanoTime}); written by whichever thread writes one. */
-    private final AtomicLong nextWarning = new AtomicLong(System.nanoTime());
-    /** Refusals not written since the last warning. */
-    private final AtomicLong unwritten = new AtomicLong();
+    private final Pacing warnings;
+    private final Pacing identityRefusals;
+    /** Which member is at an address: {@link #membersAt}; none until the member's log says. */
+    private volatile Function<String, String> memberAt = address -> null;
 
     MemberCertificateCheck(X509ExtendedTrustManager ca, Duration warnEvery) {
         this.ca = ca;
-        this.warnEveryNanos = warnEvery.toNanos();
+        this.warnings = new Pacing(warnEvery);
+        this.identityRefusals = new Pacing(warnEvery);
     }
 
     @Override
@@ -72,6 +77,46 @@ final class MemberCertificateCheck extends X509ExtendedTrustManager {
             throws CertificateException {
         check(() -> ca.checkServerTrusted(chain, authType, engine),
                 () -> "the member it called" + peer(" at ", engine), chain);
+        checkCalled(chain, engine);
+    }
+
+    /**
+     * Says which member is at an address ({@code host:port}, as the group's configuration names it), or null for
+     * none: a member called there must show a certificate whose subject's CN is that member's id.
+     */
+    void membersAt(Function<String, String> lookup) {
+        this.memberAt = lookup;
+    }
+
+    /**
+     * The member called must be the one at the address called: its certificate's CN is its member id
+     * ({@link MemberIdentityCheck} binds the other direction), so that a process at a member's address with another
+     * member's key (or any other certificate of the group's CA) is refused in the handshake, and gets no entry.
+     */
+    private void checkCalled(X509Certificate[] chain, SSLEngine engine) throws CertificateException {
+        if (engine.getPeerHost() == null) {
+            return;
+        }
+        String expected = memberAt.apply(engine.getPeerHost() + ":" + engine.getPeerPort());
+        if (expected == null) {
+            return;
+        }
+        String subject = chain[0].getSubjectX500Principal().getName();
+        String named = MemberIdentityCheck.commonName(subject);
+        if (expected.equals(named)) {
+            return;
+        }
+        String refusal = "replication member at " + engine.getPeerHost() + ":" + engine.getPeerPort() + " called as "
+                + "member '" + expected + "': its certificate '" + quoted(subject) + "' names "
+                + (named == null ? "no member (its subject has no CN)" : "member '" + quoted(named) + "' (its CN)")
+                + ": a member's certificate names its member id as its subject's CN. Give member '" + expected
+                + "' a certificate of the group's CA with CN=" + expected + " (docs/resilience.md, \"How it works\"); "
+                + "if the process at that address is no member, find who holds a key of the group's CA.";
+        long others = identityRefusals.turn();
+        if (others >= 0) {
+            AuditLog.peerRefused(refusal + Pacing.others(others, "refusals"));
+        }
+        throw new CertificateException(refusal);
     }
 
     @Override
@@ -96,19 +141,16 @@ final class MemberCertificateCheck extends X509ExtendedTrustManager {
     }
 
     private void refused(Supplier<String> who, X509Certificate[] chain, CertificateException e) {
-        long now = System.nanoTime();
-        long next = nextWarning.get();
-        if (now - next < 0 || !nextWarning.compareAndSet(next, now + warnEveryNanos)) {
-            unwritten.incrementAndGet();
+        long others = warnings.turn();
+        if (others < 0) {
             return;
         }
-        long others = unwritten.getAndSet(0);
         LOG.log(System.Logger.Level.WARNING, () -> "Replication refused " + who.get() + ": its certificate "
                 + certificate(chain) + " is not one the group's CA (replication.tls.trustStore) issued for it ("
                 + quoted(String.valueOf(e.getMessage())) + "). Only a member with a key and certificate from that CA, "
                 + "naming its host, takes part; if this is one of the group's members, give it such a certificate "
                 + "(docs/resilience.md, \"How it works\")."
-                + (others == 0 ? "" : " " + others + " more refusals since the last such warning."));
+                + Pacing.others(others, "refusals"));
     }
 
     private static String peer(String preposition, SSLEngine engine) {
@@ -124,7 +166,7 @@ final class MemberCertificateCheck extends X509ExtendedTrustManager {
     }
 
     /** {@code text} as a log line may quote it: control characters replaced, at most {@link #NAME_CHARS}. */
-    private static String quoted(String text) {
+    static String quoted(String text) {
         StringBuilder out = new StringBuilder(Math.min(text.length(), NAME_CHARS));
         for (int i = 0; i < text.length() && i < NAME_CHARS; i++) {
             char c = text.charAt(i);

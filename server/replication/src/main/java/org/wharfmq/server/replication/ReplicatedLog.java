@@ -157,12 +157,16 @@ public final class ReplicatedLog implements AutoCloseable {
         JournalStateMachine stateMachine = new JournalStateMachine(membership.group(), sink, listener,
                 () -> new ChunkJoiner(self.id(), maxBatchBytes, limit), settings, timings.snapshotEveryLogBytes(),
                 () -> built.thenAccept(started -> started.appendSettings(settings)));
+        MemberCertificateCheck called = tls.trustManager() instanceof MemberCertificateCheck check ? check : null;
+        if (called != null) {
+            called.membersAt(address -> memberAt(listed(membership), address));
+        }
         RaftServer server = RaftServer.newBuilder()
                 .setServerId(RaftPeerId.valueOf(self.id()))
                 .setGroup(group)
                 .setStateMachine(stateMachine)
                 .setProperties(properties(self, directory, timings))
-                .setParameters(parameters(tls))
+                .setParameters(parameters(tls, membership.group()))
                 .setOption(existing ? RaftStorage.StartupOption.RECOVER : RaftStorage.StartupOption.FORMAT)
                 .build();
         try {
@@ -183,15 +187,18 @@ public final class ReplicatedLog implements AutoCloseable {
             server.close();
             throw e;
         }
+        if (called != null) {
+            ReplicatedLog started = log;
+            called.membersAt(address -> started.memberAt(address));
+        }
         built.complete(log);
         LOG.log(System.Logger.Level.INFO, () -> "Replication member " + self.id() + " of group '" + membership.group()
                 + "' listens on " + self.address() + " (" + (existing ? "log recovered" : "new log") + " in "
                 + directory + ")");
-        Map<String, String> listed = new TreeMap<>();
-        membership.members().forEach(m -> listed.put(m.id(), m.address()));
+        Map<String, String> listed = listed(membership);
         Map<String, String> logged = log.members();
         List<String> differ = settingsCheck.isZero() ? List.of() : SettingsCheck.compare(membership.group(), groupId,
-                self.id(), settings, logged.isEmpty() ? listed : logged, parameters(tls), settingsCheck);
+                self.id(), settings, logged.isEmpty() ? listed : logged, parameters(tls, membership.group()), settingsCheck);
         if (!differ.isEmpty()) {
             log.close();
             throw new IllegalArgumentException(String.join(" ", differ));
@@ -218,10 +225,15 @@ public final class ReplicatedLog implements AutoCloseable {
         return writer;
     }
 
-    /** Mutual TLS on the server, client and admin sides alike: no replication connection is plain. */
-    private static Parameters parameters(MemberTls tls) {
+    /**
+     * Mutual TLS on the server, client and admin sides alike: no replication connection is plain; and each incoming
+     * connection's requests bound to the member its certificate names ({@link MemberIdentityCheck}).
+     */
+    private static Parameters parameters(MemberTls tls, String group) {
         Parameters parameters = new Parameters();
         GrpcConfigKeys.TLS.setConf(parameters, new GrpcTlsConfig(tls.keyManager(), tls.trustManager(), true));
+        MemberIdentityCheck identities = new MemberIdentityCheck(group, ReplicationConfiguration.REFUSAL_WARNING_EVERY);
+        GrpcConfigKeys.Server.setServicesCustomizer(parameters, (server, services) -> server.intercept(identities));
         return parameters;
     }
 
@@ -420,6 +432,44 @@ public final class ReplicatedLog implements AutoCloseable {
             }
         }
         return members;
+    }
+
+    /**
+     * The id of the member at {@code address} ({@code host:port}) in the group's configuration, the members being
+     * changed included; null when none is there.
+     */
+    String memberAt(String address) {
+        RaftServer.Division division = division();
+        if (division == null) {
+            return null;
+        }
+        for (RaftPeer peer : division.getRaftConf().getCurrentPeers()) {
+            if (address.equals(peer.getAddress())) {
+                return peer.getId().toString();
+            }
+        }
+        for (RaftPeer peer : division.getRaftConf().getPreviousPeers()) {
+            if (address.equals(peer.getAddress())) {
+                return peer.getId().toString();
+            }
+        }
+        return null;
+    }
+
+    /** The id of the member at {@code address} of {@code members} (id to address); null when none is there. */
+    private static String memberAt(Map<String, String> members, String address) {
+        for (Map.Entry<String, String> member : members.entrySet()) {
+            if (member.getValue().equals(address)) {
+                return member.getKey();
+            }
+        }
+        return null;
+    }
+
+    private static Map<String, String> listed(Membership membership) {
+        Map<String, String> listed = new TreeMap<>();
+        membership.members().forEach(m -> listed.put(m.id(), m.address()));
+        return listed;
     }
 
     /** Whether a change of the members is under way: the old and the new members both count until it is done. */
