@@ -78,6 +78,12 @@ public interface ServerPlugin extends AutoCloseable {
         AccessControl accessControl();
 
         /**
+         * The server's memory budget for messages (setting maxMemoryBytes), which what a plugin holds of messages
+         * outside the queues counts against (a receiver channel's batches until it puts them). Any thread.
+         */
+        org.wharfmq.server.queue.MemoryBudget memoryBudget();
+
+        /**
          * Makes {@code acceptor} the receiving end of channels from other queue managers on this server's listeners
          * (null: none again, as at the start, when CHANNEL_OPEN is refused); one plugin serves them.
          *

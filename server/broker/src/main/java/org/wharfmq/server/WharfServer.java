@@ -376,6 +376,11 @@ public final class WharfServer implements AutoCloseable {
             }
 
             @Override
+            public org.wharfmq.server.queue.MemoryBudget memoryBudget() {
+                return queueManager.memoryBudget();
+            }
+
+            @Override
             public void acceptChannels(ChannelAcceptor acceptor) {
                 channelAcceptor.set(acceptor);
             }

@@ -270,6 +270,9 @@ public final class AdminPlugin implements ServerPlugin {
         answer.put("ok", false);
         answer.put("error", text(failure));
         answer.put("reason", reason(failure));
+        if (failure instanceof AdminException admin) {
+            admin.fields().forEach(answer::put);
+        }
         return answer.toString();
     }
 

@@ -124,6 +124,9 @@ public final class BrokerManagement implements Management {
 
     @Override
     public String transmissionQueueTo(String queueManager) {
+        if (queues.resolver().leadsHere(queueManager)) {
+            return null; // the probe below would resolve to a queue here, created by use under autoCreate
+        }
         try {
             QueueNameResolver.Resolution r = queues.resolver().resolve(WireDestination.queue(queueManager
                     + TransmissionHeader.QUALIFIER + "Q"), QueueCreator.ANYONE);
@@ -310,5 +313,10 @@ public final class BrokerManagement implements Management {
     @Override
     public void systemQueue(String name) {
         queues.systemQueue(name);
+    }
+
+    @Override
+    public void systemQueueInMemory(String name) {
+        queues.systemQueueInMemory(name);
     }
 }

@@ -174,4 +174,11 @@ public interface Management {
      * autoCreate says, and keeps it.
      */
     void systemQueue(String name);
+
+    /**
+     * As {@link #systemQueue}, for a queue whose messages stay in memory, never paged (policy block, its producers
+     * never held for its few bytes): a receiver channel's sync records, which each batch's commit takes by a
+     * selector among the messages waiting in memory.
+     */
+    void systemQueueInMemory(String name);
 }

@@ -146,11 +146,16 @@ public final class MemoryBudget {
         return setting;
     }
 
-    void add(long bytes) {
+    /**
+     * Counts {@code bytes} more held: a queue's messages, or what a receiver channel holds of its partner's batches
+     * until it puts them (docs/distributed.md, "Limits"). No lock, no allocation.
+     */
+    public void add(long bytes) {
         used.add(bytes);
     }
 
-    void release(long bytes) {
+    /** Counts {@code bytes} fewer held ({@link #add}'s), waking those waiting for the budget when it is back. */
+    public void release(long bytes) {
         used.add(-bytes);
         if (anyWaiting && !spent()) {
             wakeWaiters();

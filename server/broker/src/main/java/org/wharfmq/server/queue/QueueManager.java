@@ -722,6 +722,17 @@ public final class QueueManager implements AutoCloseable {
     }
 
     /**
+     * As {@link #systemQueue}, with the policy block, so that its messages stay in memory whatever the server's
+     * budget holds (a paging queue would page them past three quarters of it): for a few small records that are taken
+     * by a selector among the messages waiting in memory (a receiver channel's sync records).
+     */
+    public LocalQueue systemQueueInMemory(String name) {
+        LocalQueue queue = systemQueue(name);
+        configure(queue, QueueDefinition.named(name).with(QueueConfiguration.POLICY, MemoryPolicy.BLOCK.toString()));
+        return queue;
+    }
+
+    /**
      * Defines a queue at run time; kept in the definitions file, so it exists again after a restart.
      *
      * @throws WharfException ILLEGAL_STATE when the name is taken (by any queue) or is one of the queue manager's

@@ -1,5 +1,6 @@
 package org.wharfmq.server.channels;
 
+import org.wharfmq.server.admin.AdminException;
 import org.wharfmq.server.config.ConfigurationException;
 import org.wharfmq.server.session.XaBranches.PreparedBranch;
 
@@ -36,15 +37,32 @@ final class ChannelAdmin {
     synchronized String startChannel(String name) {
         if (definitions.definition(name).type() == ChannelDefinition.Type.RECEIVER) {
             if (!definitions.stopped(name)) {
-                throw new IllegalArgumentException("Receiver channel " + name + " is not stopped (it accepts its"
-                        + " partner): nothing to start.");
+                boolean connected = running.receivers().isRunning(name);
+                throw notStopped(name, connected ? "RUNNING" : "INACTIVE", "Receiver channel " + name + " is "
+                        + (connected ? "RUNNING (its partner is connected)" : "INACTIVE (it accepts its partner, which"
+                        + " is not connected now)") + ", not stopped: nothing to start. " + (connected ? "" : "Its"
+                        + " sender connects when it has messages to send (on the sending queue manager, 'wharf admin"
+                        + " display chstatus' shows it and 'wharf admin start channel " + name + "' starts it if an"
+                        + " operator stopped it). ") + "To end the partner's session and let it in again, 'wharf admin"
+                        + " stop channel " + name + "' then 'wharf admin start channel " + name + "'.");
             }
             definitions.start(name);
             return "Channel " + name + " started (its sender connects at its next retry)";
         }
         SenderChannel sender = running.sender(name);
-        if (sender.state() != SenderChannel.State.STOPPED) {
-            throw new IllegalArgumentException("Channel " + name + " is not stopped (it is " + sender.state() + ").");
+        SenderChannel.State state = sender.state();
+        if (state != SenderChannel.State.STOPPED) {
+            throw notStopped(name, state.name(), "Channel " + name + " is " + state + ", not stopped: nothing to"
+                    + " start. " + switch (state) {
+                        case RETRYING -> "It tries its partner again by itself after its retry interval ('wharf"
+                                + " admin display chstatus' says why it retries); to try at once, 'wharf admin stop"
+                                + " channel " + name + "' then 'wharf admin start channel " + name + "'.";
+                        case WAITING -> "It waits for messages on its transmission queue and sends them as they"
+                                + " come; to connect again, 'wharf admin stop channel " + name + "' then 'wharf admin"
+                                + " start channel " + name + "'.";
+                        default -> "It sends its transmission queue's messages as they come; to restart it, 'wharf"
+                                + " admin stop channel " + name + "' then 'wharf admin start channel " + name + "'.";
+                    });
         }
         definitions.start(name);
         SenderChannel again = running.newSender(definitions.definition(name));
@@ -52,6 +70,20 @@ final class ChannelAdmin {
         again.start();
         return "Channel " + name + " started";
     }
+
+    /**
+     * The refusal to start channel {@code name}, which is in {@code state}: its reason {@code NOT_STOPPED} and its
+     * {@code state} are fields of the answer for programs ({@code --json}).
+     */
+    private static AdminException notStopped(String name, String state, String message) {
+        Map<String, String> fields = new LinkedHashMap<>();
+        fields.put("channel", name);
+        fields.put("state", state);
+        return new AdminException(NOT_STOPPED, message, fields);
+    }
+
+    /** The reason of a refused start of a channel that is not stopped. */
+    static final String NOT_STOPPED = "NOT_STOPPED";
 
     /**
      * Stops channel {@code name} until {@link #startChannel}, across restarts too. A sender: a batch under way is left

@@ -135,6 +135,13 @@ public final class ChannelConfiguration {
      */
     public static final long MAX_BATCH_BYTES = 100L * 1024 * 1024;
     /**
+     * The most of the server's memory budget (maxMemoryBytes) one batch a receiver holds may take, in percent: a batch
+     * that holds more (its messages' lengths, and the server's overhead per message, as a queue counts them) can never
+     * be put whatever frees, so it is refused and its sender stops, saying so. What a receiver holds of all its
+     * partners' batches counts against the whole budget: a batch that finds no room is refused and sent again later.
+     */
+    public static final int BATCH_BUDGET_PERCENT = 25;
+    /**
      * The most message ids of non-persistent messages a FAST receiver remembers as put but not yet in a committed
      * batch (so that a batch sent again does not put them twice); beyond it, it forgets them all.
      */

@@ -11,8 +11,10 @@ import org.wharfmq.protocol.message.WireMessage;
 import org.wharfmq.protocol.selector.Selector;
 import org.wharfmq.protocol.selector.SelectorParseException;
 import org.wharfmq.server.ChannelAcceptor;
+import org.wharfmq.server.Configuration;
 import org.wharfmq.server.ServerPlugin;
 import org.wharfmq.server.WharfException;
+import org.wharfmq.server.queue.MemoryBudget;
 import org.wharfmq.server.queue.SystemQueues;
 import org.wharfmq.server.security.AuditLog;
 
@@ -52,8 +54,14 @@ import java.util.concurrent.atomic.AtomicBoolean;
  * {@code normal}, nor the sender sending one of them again outside the batches). One its queue refuses goes to the
  * dead-letter queue with the reason at once.
  *
- * <p>Bounds: a batch's messages are held until its partner ends it, and ended batches until they commit, so a partner
- * may send no more than a sender does: {@link ChannelConfiguration#MAX_BATCH_SIZE} messages and
+ * <p>Bounds: a batch's messages are held until its partner ends it, and ended batches until they commit, each
+ * message's bytes counted against the server's memory budget meanwhile ({@link MemoryBudget#add}: no lock, no
+ * allocation). A message the budget has no room for drops its batch (what was held of it is let go, the rest is
+ * dropped as it comes), which is refused when it ends, for the sender to send again later; a batch holding more than
+ * {@link ChannelConfiguration#BATCH_BUDGET_PERCENT} of the budget is dropped the same way and refused for good
+ * ({@link ErrorCode#CHANNEL_STOPPED}: its sender stops, saying why). The receiver never stops reading its partner nor
+ * waits for room, so a channel cannot stall on a budget its own batches fill. Beside the budget, a partner may send no
+ * more than a sender does: {@link ChannelConfiguration#MAX_BATCH_SIZE} messages and
  * {@link ChannelConfiguration#MAX_BATCH_BYTES} bytes (and one message) in a batch, and
  * {@link ChannelConfiguration#MAX_PIPELINE_LENGTH} batches ended and not answered (and one for slack); one that sends
  * more is closed, saying so, and audited.
@@ -255,9 +263,24 @@ final class ChannelReceiver implements AutoCloseable {
                 running && agreedSpeed != null ? agreedSpeed.text() : null);
     }
 
-    /** A batch the partner ended: its messages (the callee's to release), and its numbers. */
-    private record Ended(List<ByteBuf> messages, List<String> fast, long fastBytes, int requestId, long sequence,
-                         long batchId) {
+    /**
+     * A batch the partner ended: its messages (the callee's to release), the bytes they hold of the server's memory
+     * budget (the callee's to release), and its numbers; {@code refused} when its messages were dropped as they came,
+     * for want of room in the budget.
+     */
+    private record Ended(List<ByteBuf> messages, long heldBytes, List<String> fast, long fastBytes, int requestId,
+                         long sequence, long batchId, Refused refused) {
+    }
+
+    /**
+     * Why a batch's messages were dropped as they came: the server's memory budget had no room for them
+     * ({@code forGood} false: the sender sends it again later), or the batch holds more than a receiver holds of one
+     * ({@link ChannelConfiguration#BATCH_BUDGET_PERCENT} of the budget: {@code forGood}, its sender stops).
+     *
+     * @param held   the bytes the batch held, this message's included, when it was refused
+     * @param used   what the budget held then
+     */
+    private record Refused(boolean forGood, long held, long used) {
     }
 
     /** One open channel's batches, on its connection's event loop, which owns every field. */
@@ -274,10 +297,21 @@ final class ChannelReceiver implements AutoCloseable {
         private List<String> fast = new ArrayList<>();
         /** The bytes of this batch's messages put FAST. */
         private long fastBytes;
-        /** The bytes of this batch's messages held until it ends ({@link #batch}), at most {@link #maxHeldBytes}. */
-        private long heldBytes;
-        /** The most bytes of one batch held: batchBytes' most and one message more. */
+        /** The bytes of this batch's messages the partner sent (held or dropped), at most {@link #maxHeldBytes}. */
+        private long gatheredBytes;
+        /** The most bytes of one batch a sender sends: batchBytes' most and one message more. */
         private final long maxHeldBytes = ChannelConfiguration.MAX_BATCH_BYTES + host.config().maxMessageLength();
+        /** The server's memory budget, which the batches held here count against until they are put. */
+        private final MemoryBudget budget = host.memoryBudget();
+        /** The most of it one batch may hold ({@link ChannelConfiguration#BATCH_BUDGET_PERCENT}). */
+        private final long batchBudgetBytes = (long) (budget.maxBytes()
+                * (ChannelConfiguration.BATCH_BUDGET_PERCENT / 100.0));
+        /** What {@link #batch} holds of the budget: its messages' lengths and the overhead of each, as queues count. */
+        private long heldBytes;
+        /** Why this batch's messages are dropped as they come; null while it is held. */
+        private Refused refused;
+        /** How many of this batch's messages were dropped ({@link #refused}). */
+        private int dropped;
         /** Batches ended while another commits, to commit in turn. */
         private final ArrayDeque<Ended> waiting = new ArrayDeque<>();
         /** Whether a commit is under way. */
@@ -298,8 +332,9 @@ final class ChannelReceiver implements AutoCloseable {
 
         @Override
         public void message(ByteBuf message) {
-            int count = batch.size() + fast.size();
-            if (count >= ChannelConfiguration.MAX_BATCH_SIZE || heldBytes + message.readableBytes() > maxHeldBytes) {
+            int count = batch.size() + fast.size() + dropped;
+            if (count >= ChannelConfiguration.MAX_BATCH_SIZE
+                    || gatheredBytes + message.readableBytes() > maxHeldBytes) {
                 message.release();
                 beyondBounds(count >= ChannelConfiguration.MAX_BATCH_SIZE
                         ? "more than " + ChannelConfiguration.MAX_BATCH_SIZE + " messages in one batch (the most a"
@@ -318,8 +353,34 @@ final class ChannelReceiver implements AutoCloseable {
                     return;
                 }
             }
-            heldBytes += message.readableBytes();
+            gatheredBytes += message.readableBytes();
+            long counted = message.readableBytes() + Configuration.MESSAGE_OVERHEAD_BYTES;
+            if (refused == null && heldBytes + counted > batchBudgetBytes) {
+                refuse(true, counted);
+            } else if (refused == null && !budget.hasRoomFor(counted)) {
+                refuse(false, counted);
+            }
+            if (refused != null) {
+                dropped++;
+                message.release();
+                return;
+            }
+            budget.add(counted);
+            heldBytes += counted;
             batch.add(message);
+        }
+
+        /**
+         * Drops this batch's messages, those held and those still to come, giving their bytes back to the budget: it
+         * is refused when it ends ({@link #commit}), for good or to be sent again.
+         */
+        private void refuse(boolean forGood, long counted) {
+            refused = new Refused(forGood, heldBytes + counted, budget.usedBytes());
+            dropped += batch.size();
+            batch.forEach(ByteBuf::release);
+            batch.clear();
+            budget.release(heldBytes);
+            heldBytes = 0;
         }
 
         /**
@@ -359,15 +420,18 @@ final class ChannelReceiver implements AutoCloseable {
 
         @Override
         public void endBatch(int requestId, long sequence, long batchId) {
-            Ended ended = new Ended(batch, fast, fastBytes, requestId, sequence, batchId);
+            Ended ended = new Ended(batch, heldBytes, fast, fastBytes, requestId, sequence, batchId, refused);
             batch = new ArrayList<>();
             fast = new ArrayList<>();
             fastBytes = 0;
+            gatheredBytes = 0;
             heldBytes = 0;
+            refused = null;
+            dropped = 0;
             if (ending != null) {
-                ended.messages().forEach(ByteBuf::release); // not answered: its sender resolves it
+                drop(ended); // not answered: its sender resolves it
             } else if (committing && waiting.size() >= ChannelConfiguration.MAX_PIPELINE_LENGTH) {
-                ended.messages().forEach(ByteBuf::release);
+                drop(ended);
                 beyondBounds((waiting.size() + 2) + " batches ended and not yet answered (more than a sender has on"
                         + " the way: its pipelineLength, at most " + ChannelConfiguration.MAX_PIPELINE_LENGTH + ")");
             } else if (committing) {
@@ -388,9 +452,11 @@ final class ChannelReceiver implements AutoCloseable {
             closed = true;
             batch.forEach(ByteBuf::release);
             batch = List.of();
-            Ended dropped;
-            while ((dropped = waiting.poll()) != null) { // not committed: their sender resolves them
-                dropped.messages().forEach(ByteBuf::release);
+            budget.release(heldBytes);
+            heldBytes = 0;
+            Ended notCommitted;
+            while ((notCommitted = waiting.poll()) != null) { // not committed: their sender resolves them
+                drop(notCommitted);
             }
             if (!committing) {
                 letGo();
@@ -417,6 +483,12 @@ final class ChannelReceiver implements AutoCloseable {
             running.set(false);
         }
 
+        /** Lets go of ended batch {@code b} unput: its messages, and their bytes of the budget. */
+        private void drop(Ended b) {
+            b.messages().forEach(ByteBuf::release);
+            budget.release(b.heldBytes());
+        }
+
         /** The next batch ended while one committed, if any; what waited for the commit under way. */
         private void next() {
             if (closed) {
@@ -438,7 +510,12 @@ final class ChannelReceiver implements AutoCloseable {
         private void commit(Ended b) {
             String channel = opened.name();
             boolean inStep = false;
+            // the puts count the messages in their queues from here: the batch holds nothing of the budget apart
+            budget.release(b.heldBytes());
             try {
+                if (b.refused() != null) {
+                    throw refusal(b);
+                }
                 ReceiverState last = state;
                 int count = b.messages().size() + b.fast().size();
                 if (b.batchId() != last.batchId() + 1 || b.sequence() != last.sequence() + count) {
@@ -483,6 +560,31 @@ final class ChannelReceiver implements AutoCloseable {
             }
         }
 
+        /** Why batch {@code b}, whose messages were dropped as they came ({@link #refuse}), is not committed. */
+        private Exception refusal(Ended b) {
+            String qm = host.config().name();
+            String channel = opened.name();
+            Refused r = b.refused();
+            if (r.forGood()) {
+                return new BatchTooLarge("batch " + b.batchId() + " holds more than " + batchBudgetBytes + " bytes (its"
+                        + " messages' lengths and " + Configuration.MESSAGE_OVERHEAD_BYTES + " bytes each, "
+                        + r.held() + " when it was dropped), more than a receiver holds of one batch: "
+                        + ChannelConfiguration.BATCH_BUDGET_PERCENT + " % of queue manager " + qm + "'s memory budget"
+                        + " of " + budget.maxBytes() + " bytes (" + budget.setting() + "). Nothing of it is put, and"
+                        + " the channel stops, the batch kept on the sending queue manager. Lower the channel's"
+                        + " batchBytes on the sending queue manager (wharf admin alter channel " + channel
+                        + " --batch-bytes N, N well under " + batchBudgetBytes + ") or, for a message this long on its"
+                        + " own, raise maxMemoryBytes in queue manager " + qm + "'s configuration (a restart); then"
+                        + " start the channel again (wharf admin start channel " + channel + ").");
+            }
+            return new WharfException(ErrorCode.QUEUE_FULL, "queue manager " + qm + "'s memory budget for messages"
+                    + " had no room for it: it held " + r.used() + " of its " + budget.maxBytes() + " bytes ("
+                    + budget.setting() + "), and the batch's messages, held until it ends, would hold " + r.held()
+                    + " more, so they were dropped as they came. Nothing of it is put; the sender sends it again after"
+                    + " its retry interval. If this lasts, let the consumers of queue manager " + qm + "'s queues"
+                    + " catch up (wharf admin display server shows the budget), or raise maxMemoryBytes.");
+        }
+
         /** Batch {@code b}'s commit has ended, with {@code failure} or none: the partner is answered. */
         private void committed(Ended b, int count, long bytes, List<String> putAlready, WharfException failure) {
             committing = false;
@@ -511,8 +613,8 @@ final class ChannelReceiver implements AutoCloseable {
                 failedAttempts = failedBatch == b.batchId() ? failedAttempts + 1 : 1;
                 failedBatch = b.batchId();
             }
-            ErrorCode code = e instanceof DeadLetterQueueRefused ? ErrorCode.CHANNEL_STOPPED
-                    : e instanceof WharfException w ? w.code() : ErrorCode.ILLEGAL_STATE;
+            ErrorCode code = e instanceof DeadLetterQueueRefused || e instanceof BatchTooLarge
+                    ? ErrorCode.CHANNEL_STOPPED : e instanceof WharfException w ? w.code() : ErrorCode.ILLEGAL_STATE;
             partner.send(new Frame.Error(b.requestId(), code, "Queue manager " + host.config().name()
                     + " did not commit batch " + b.batchId() + " of channel '" + opened.name() + "'" + (inStep
                     ? " (attempt " + failedAttempts + " of " + opened.maxBatchAttempts() + ")" : "") + ": "
@@ -636,6 +738,13 @@ final class ChannelReceiver implements AutoCloseable {
             return false;
         } finally {
             message.release();
+        }
+    }
+
+    /** A batch larger than a receiver holds of one whatever frees ({@link ChannelConfiguration#BATCH_BUDGET_PERCENT}). */
+    private static final class BatchTooLarge extends Exception {
+        BatchTooLarge(String message) {
+            super(message);
         }
     }
 

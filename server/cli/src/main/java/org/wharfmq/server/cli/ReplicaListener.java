@@ -93,6 +93,11 @@ final class ReplicaListener implements AutoCloseable {
         }
 
         @Override
+        public org.wharfmq.server.queue.MemoryBudget memoryBudget() {
+            throw notRunning();
+        }
+
+        @Override
         public void acceptChannels(ChannelAcceptor acceptor) {
             throw notRunning();
         }

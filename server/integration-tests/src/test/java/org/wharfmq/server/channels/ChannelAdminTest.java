@@ -62,6 +62,30 @@ class ChannelAdminTest {
         Message m = ChannelServers.next(s2.createConsumer(s2.createQueue("ORDERS")));
         assertEquals("held", ((TextMessage) m).getText());
 
+        // started again while it runs: refused, naming its state and what to do; --json has the state as a field
+        JsonNode running = sender(url);
+        String state = running.get("state").asText();
+        assertTrue(List.of("RUNNING", "WAITING").contains(state), state);
+        String again = AdminCli.refused(url, "start", "channel", "TO.QM2");
+        assertTrue(again.startsWith("Channel TO.QM2 is " + state + ", not stopped: nothing to start. ")
+                && again.endsWith("'wharf admin stop channel TO.QM2' then 'wharf admin start channel TO.QM2'."),
+                again);
+        FlowCommandAccess.Result asJson = FlowCommandAccess.run("admin", "--url", url, "--json", "start", "channel",
+                "TO.QM2");
+        assertEquals(1, asJson.status(), asJson.out());
+        JsonNode refusal = JSON.readTree(asJson.out());
+        assertEquals("NOT_STOPPED", refusal.get("reason").asText(), asJson.out());
+        assertEquals("TO.QM2", refusal.get("channel").asText(), asJson.out());
+        assertTrue(List.of("RUNNING", "WAITING").contains(refusal.get("state").asText()), asJson.out());
+        assertTrue(refusal.get("error").asText().startsWith("Channel TO.QM2 is " + refusal.get("state").asText()
+                + ", not stopped"), asJson.out());
+        String receiver = AdminCli.refused(url, "start", "channel", "TO.QM1"); // no partner has connected to it
+        assertEquals("Receiver channel TO.QM1 is INACTIVE (it accepts its partner, which is not connected now), not"
+                + " stopped: nothing to start. Its sender connects when it has messages to send (on the sending queue"
+                + " manager, 'wharf admin display chstatus' shows it and 'wharf admin start channel TO.QM1' starts it"
+                + " if an operator stopped it). To end the partner's session and let it in again, 'wharf admin stop"
+                + " channel TO.QM1' then 'wharf admin start channel TO.QM1'.", receiver);
+
         FlowCommandAccess.Result unknown = FlowCommandAccess.run("admin", "--url", url, "stop", "channel", "NOPE");
         assertTrue(unknown.err().contains("No channel named 'NOPE' is defined (its channels: [TO.QM2, TO.QM1])."
                 + " Define it with 'wharf admin define channel NOPE'."),

@@ -81,8 +81,10 @@ class ChannelReceiverStopTest {
         assertEquals("STOPPED", ChannelDefinitionAdminTest.status(url2, "TO.QM2").get("state").asText());
         assertEquals("Channel TO.QM2 started (its sender connects at its next retry)\n",
                 AdminCli.ok(url2, "start", "channel", "TO.QM2"));
-        assertEquals("Receiver channel TO.QM2 is not stopped (it accepts its partner): nothing to start.",
-                AdminCli.refused(url2, "start", "channel", "TO.QM2"));
+        String again = AdminCli.refused(url2, "start", "channel", "TO.QM2"); // its sender may have connected
+        assertTrue(again.startsWith("Receiver channel TO.QM2 is RUNNING (its partner is connected), not stopped:"
+                + " nothing to start.") || again.startsWith("Receiver channel TO.QM2 is INACTIVE (it accepts its"
+                + " partner, which is not connected now), not stopped: nothing to start."), again);
         MessageConsumer orders = pair.ordersOnQm2();
         for (int i = 3; i < 5; i++) {
             assertEquals("order " + i, ((TextMessage) ChannelServers.next(orders)).getText());

@@ -212,6 +212,21 @@ class DistributedDefinitionsTest {
         assertTrue(!testServer.server().management().queueExists("NEW"), "created by use");
     }
 
+    /**
+     * The publish/subscribe hierarchy's status asks which transmission queue leads to each partner
+     * ({@code transmissionQueueTo}), probing the route of {@code NAME/Q}: for this queue manager's own name or a
+     * queue-manager alias of it, that probe resolved to queue Q here, and created it by use (for anyone) with
+     * autoCreate on. Now a name that leads here has no transmission queue, and nothing is created.
+     */
+    @Test
+    void askingForTheTransmissionQueueToThisQueueManagerCreatesNoQueue() throws Exception {
+        testServer = TestServer.start(c -> c.name("QM1").autoCreate(true)
+                .reference(QueueReference.remote("HERE", null, "QM1", null)));
+        assertEquals(null, testServer.server().management().transmissionQueueTo("HERE"));
+        assertEquals(null, testServer.server().management().transmissionQueueTo("QM1"));
+        assertTrue(!testServer.server().management().queueExists("Q"), "queue Q created by the probe");
+    }
+
     private Connection connect() throws Exception {
         Connection connection = new WharfConnectionFactory(testServer.server().tcpUrl()).createConnection();
         connection.start();
