@@ -67,7 +67,7 @@ class ChannelReceiverStopTest {
         assertTrue(AdminCli.ok(url2, "display", "chstatus").contains("\nChannel TO.QM2 stopped: an operator stopped"
                 + " it; 'wharf admin start channel TO.QM2' starts it (its sender retries until then)\n"));
 
-        pair.sendOrders(3, 5); // the sender finds its session ended, and is refused when it tries again
+        pair.sendOrders(3, 5); // the sender found its session ended at once; it is refused when it tries again
         awaitState(url1, "RETRYING");
         assertEquals(2, qm1.server().queueManager().queue("QM2").depth(), "they wait on the transmission queue");
         try (CoreLink link = CoreLink.open(url2, Map.of(), null, null, "a partner", 0, 5_000)) {
