@@ -64,6 +64,14 @@ public final class ChannelsPlugin implements ServerPlugin {
     }
 
     /**
+     * Whether a partner's session runs receiver {@code name} now: a receiver an operator stopped shows STOPPED while it
+     * may still be ending that session (once the batches it ended are committed).
+     */
+    boolean receiverRunning(String name) {
+        return running.receivers().isRunning(name);
+    }
+
+    /**
      * Test hooks, run on sender {@code name}'s thread: {@code afterPrepare} once a batch's removal from the
      * transmission queue is prepared, before the batch ends on the partner; {@code afterConfirm} after the partner has
      * committed the batch, before the removal commits. One that throws leaves the batch in doubt, as a crash of the

@@ -41,6 +41,8 @@ final class CoreLink implements LinkEvents, DeliveryTarget, AutoCloseable {
     /** The frame past the link's limit that ended it, null while none did (written by the reading thread). */
     private volatile FrameTooLongException tooLong;
     private ConnectedLink link;
+    /** Runs each time the link is found lost, after {@link #isOpen} says so: wakes whoever watches it. */
+    private volatile Runnable whenLost = () -> { };
 
     private CoreLink() {
     }
@@ -171,6 +173,15 @@ final class CoreLink implements LinkEvents, DeliveryTarget, AutoCloseable {
         return lostReason == null && link.link().isOpen();
     }
 
+    /**
+     * Runs {@code wake} (it must not block: the link's reading thread runs it) each time the link is found lost, after
+     * {@link #isOpen} says so: a thread that checks {@link #checkOpen} before it parks, and that {@code wake} unparks,
+     * sees the loss at once, whatever it waits for.
+     */
+    void whenLost(Runnable wake) {
+        whenLost = wake;
+    }
+
     /** Whether the connection holds no more than its limit of bytes written and not yet taken by its socket. */
     boolean isWritable() {
         return link.link().isWritable();
@@ -236,5 +247,6 @@ final class CoreLink implements LinkEvents, DeliveryTarget, AutoCloseable {
                 : lost.address()) + " was lost: " + reason, cause);
         requests.failAll(why);
         arrivals.add(LOST);
+        whenLost.run();
     }
 }

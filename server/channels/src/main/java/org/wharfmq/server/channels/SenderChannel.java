@@ -290,7 +290,7 @@ final class SenderChannel implements Runnable {
                     local.startHandOff(handOff); // taken only while this thread waits in a stream ({@link #stream})
                 }
                 status = State.WAITING;
-                Taken first = local.next(-1);
+                Taken first = nextWatchingPartner(-1); // connected after a resolution: its loss is seen at once
                 if (partner == null) {
                     connectPartner();
                 }
@@ -414,8 +414,33 @@ final class SenderChannel implements Runnable {
             if (next == null) {
                 next = !outstanding.isEmpty() ? local.next(0)
                         : unsettled > 0 ? stream() // messages outside the batches still to be confirmed
-                        : local.next(definition.disconnectIntervalMillis());
+                        : nextWatchingPartner(definition.disconnectIntervalMillis());
             }
+        }
+    }
+
+    /**
+     * The next message of the transmission queue, waiting up to {@code millis} (negative: without limit); null when
+     * none came. While the channel has a partner connection it watches it too: its loss (the partner ended the session,
+     * as a stopped receiver does, a failed write, the heartbeat) throws at once, so that the channel retries then,
+     * not at its next message or its disconnect interval ({@link CoreLink#whenLost} wakes this thread).
+     */
+    private Taken nextWatchingPartner(long millis) throws Exception {
+        if (partner == null) {
+            return local.next(millis);
+        }
+        long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(Math.max(0, millis));
+        while (true) {
+            Taken next = local.next(0);
+            if (next != null) {
+                return next;
+            }
+            partner.checkOpen(); // before the park: a loss after it unparks this thread
+            long left = deadline - System.nanoTime();
+            if (millis >= 0 && left <= 0) {
+                return null;
+            }
+            local.await(millis < 0 ? -1 : left);
         }
     }
 
@@ -479,6 +504,7 @@ final class SenderChannel implements Runnable {
             settleConfirmed();
             failedConfirmation(); // the connection's loss fails the confirmations on their way: seen at once
             unansweredTooLong(); // a partner that keeps the connection alive and confirms nothing
+            partner.checkOpen(); // with none on their way too ({@link CoreLink#whenLost} wakes this thread)
             long quiet = System.nanoTime() - lastOutsideBatchNanos;
             if (unconfirmed > 0 && quiet >= settleNanos) {
                 askConfirmation(); // the queue stayed empty
@@ -912,6 +938,7 @@ final class SenderChannel implements Runnable {
         partner = CoreLink.open(definition.connection(), clientTls(), definition.user(), definition.password(),
                 "channel " + definition.name() + " from " + queueManager, definition.heartbeatMillis(),
                 definition.connectTimeoutMillis(), ChannelConfiguration.SENDER_MAX_RECEIVE_LENGTH, loop);
+        partner.whenLost(() -> LockSupport.unpark(thread)); // this thread, waiting for messages, sees the loss at once
         Long reset = resets.pending(definition.name());
         boolean askFast = definition.nonPersistentSpeed() == ChannelDefinition.NonPersistentSpeed.FAST;
         Frame.ChannelStatus status = partner.call(id -> new Frame.ChannelOpen(id, definition.name(), queueManager,

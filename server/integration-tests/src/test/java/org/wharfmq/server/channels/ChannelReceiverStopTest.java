@@ -10,6 +10,7 @@ import org.wharfmq.server.TestServer;
 import org.wharfmq.server.it.Receive;
 
 import javax.jms.Connection;
+import javax.jms.DeliveryMode;
 import javax.jms.MessageConsumer;
 import javax.jms.Session;
 import javax.jms.TextMessage;
@@ -66,7 +67,7 @@ class ChannelReceiverStopTest {
         assertTrue(AdminCli.ok(url2, "display", "chstatus").contains("\nChannel TO.QM2 stopped: an operator stopped"
                 + " it; 'wharf admin start channel TO.QM2' starts it (its sender retries until then)\n"));
 
-        pair.sendOrders(3, 5); // the sender finds its session ended, and is refused when it tries again
+        pair.sendOrders(3, 5); // the sender found its session ended at once; it is refused when it tries again
         awaitState(url1, "RETRYING");
         assertEquals(2, qm1.server().queueManager().queue("QM2").depth(), "they wait on the transmission queue");
         try (CoreLink link = CoreLink.open(url2, Map.of(), null, null, "a partner", 0, 5_000)) {
@@ -114,6 +115,8 @@ class ChannelReceiverStopTest {
         pair.sendOrders(0, 5);
         assertTrue(prepared.await(ChannelServers.EXPECTED_MS, TimeUnit.MILLISECONDS));
         AdminCli.ok(url2, "stop", "channel", "TO.QM2");
+        // the stop ends the session on QM2's event loop, after its answer: released before, the batch would commit
+        ChannelServers.await(() -> !pair.qm2Channels[0].receiverRunning("TO.QM2"), "QM2 to end the sender's session");
         release.countDown(); // the batch ends on a session the receiver has ended: the sender has it in doubt
         awaitState(url1, "RETRYING");
 
@@ -125,6 +128,34 @@ class ChannelReceiverStopTest {
         awaitTransmissionQueueEmpty();
         assertTrue(qm1.server().management().preparedBranches().isEmpty(), "nothing left in doubt");
         Receive.nothingMore(orders);
+    }
+
+    /**
+     * A sender whose batch the receiver committed waits for more messages, up to its disconnect interval, when the
+     * receiver is stopped: it goes to RETRYING at once, not at its next message. (Released before the stop ended the
+     * session, the hook's batch above meets this case.) Its first retry is a minute away, so RETRYING stays to be seen.
+     */
+    @Test
+    void aSenderWaitingForMessagesSeesItsSessionEndedAtOnceAndRetries() throws Exception {
+        TestServer qm1 = pair.start(sender -> sender.withTimes(60_000, 60_000)).qm1;
+        pair.sendOrders(0, 3);
+        awaitTransmissionQueueEmpty(); // confirmed: the sender waits for more, up to its disconnect interval
+        awaitState(qm1.server().tcpUrl(), "RUNNING");
+
+        AdminCli.ok(pair.qm2.server().tcpUrl(), "stop", "channel", "TO.QM2");
+        awaitState(qm1.server().tcpUrl(), "RETRYING"); // at once: not at its next message, nor in a minute
+    }
+
+    /** The same while it waits in a stream of non-persistent messages sent outside the batches (FAST). */
+    @Test
+    void aSenderStreamingNonPersistentMessagesSeesItsSessionEndedAtOnceAndRetries() throws Exception {
+        TestServer qm1 = pair.start(sender -> sender.withTimes(60_000, 60_000)).qm1;
+        ChannelServers.sendOrders(qm1.server().tcpUrl(), 0, 1, DeliveryMode.NON_PERSISTENT); // outside the batches
+        assertEquals("order 0", ((TextMessage) ChannelServers.next(pair.ordersOnQm2())).getText());
+        awaitTransmissionQueueEmpty(); // confirmed: the sender waits in its stream, up to its disconnect interval
+
+        AdminCli.ok(pair.qm2.server().tcpUrl(), "stop", "channel", "TO.QM2");
+        awaitState(qm1.server().tcpUrl(), "RETRYING"); // at once: not at its next message, nor in a minute
     }
 
     /** Asks QM1 for its transmission queue's depth until it is 0: the batch's removal committed, never sent again. */

@@ -114,9 +114,15 @@ final class ChannelServers implements AutoCloseable {
      * (on QM1 with a sender of batch size five: one batch of up to five).
      */
     static void sendOrders(String url, int from, int to) throws Exception {
+        sendOrders(url, from, to, DeliveryMode.PERSISTENT);
+    }
+
+    /** {@link #sendOrders(String, int, int)} with {@code deliveryMode} ({@link DeliveryMode}). */
+    static void sendOrders(String url, int from, int to, int deliveryMode) throws Exception {
         try (Connection c = new WharfConnectionFactory(url).createConnection()) {
             Session s = c.createSession(true, Session.SESSION_TRANSACTED);
             MessageProducer producer = s.createProducer(s.createQueue("ORDERS"));
+            producer.setDeliveryMode(deliveryMode);
             for (int i = from; i < to; i++) {
                 producer.send(s.createTextMessage("order " + i));
             }
