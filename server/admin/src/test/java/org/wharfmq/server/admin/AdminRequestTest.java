@@ -6,6 +6,7 @@ import org.junit.jupiter.api.Test;
 import org.wharfmq.protocol.message.BodyType;
 import org.wharfmq.protocol.message.WireDestination;
 import org.wharfmq.protocol.message.WireMessage;
+import org.wharfmq.server.security.AdminSender;
 
 import java.nio.charset.StandardCharsets;
 import java.util.Map;
@@ -47,7 +48,10 @@ class AdminRequestTest {
         WireMessage m = request("alter-queue");
         m.properties.put(AdminProtocol.QUEUE, "ORDERS");
         m.properties.put("WharfMaxDepth", 500L);
-        m.properties.put("JMSXUserID", "alice");
+        m.properties.put("JMSXUserID", "mallory"); // the sender's word: not who sent it
+        m.properties.put(AdminSender.USER, "alice"); // the queue manager's stamp
+        m.properties.put(AdminSender.GROUPS, "ops");
+        m.properties.put(AdminSender.MECHANISM, "SCRAM-SHA-256");
         m.properties.put("colour", "blue"); // not an argument: arguments are the Wharf... properties
         AdminRequest request = AdminRequest.of(delivered(m));
 
