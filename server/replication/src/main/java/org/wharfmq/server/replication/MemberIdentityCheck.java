@@ -27,6 +27,7 @@ import java.net.SocketAddress;
 import java.security.cert.Certificate;
 import java.security.cert.X509Certificate;
 import java.time.Duration;
+import java.util.Set;
 
 /**
  * Binds each incoming replication connection to the member its certificate names: a member's certificate's subject
@@ -34,7 +35,10 @@ import java.time.Duration;
  * the members' protocol that the connection carries (an append, a vote, a snapshot, an election's start, a read
  * index) must speak as that member. The TLS handshake ({@link MemberCertificateCheck}) proved the certificate is the
  * group's CA's; this proves the member id is the certificate's, so that a member's key (or any other certificate
- * of that CA) cannot vote or append as another member. A request that speaks as another member ends its call with
+ * of that CA) cannot vote or append as another member. One exception: an election's start may name the gone active
+ * member as its requestor when a configured member's certificate sends it, as {@link ActiveMemberProbe} does (Ratis
+ * takes a start only from the leader a follower last knew, so the member that found the leader gone asks in its
+ * name); a certificate that names no configured member cannot. A request that speaks as another member ends its call with
  * {@code PERMISSION_DENIED}, naming the member it spoke as, the certificate's name, why and the fix, and is an audit
  * line (paced: at most one per {@link ReplicationConfiguration#REFUSAL_WARNING_EVERY}, counting the others, since a
  * refused peer tries again at every heartbeat).
@@ -53,10 +57,13 @@ final class MemberIdentityCheck implements ServerInterceptor {
     private static final System.Logger LOG = System.getLogger(MemberIdentityCheck.class.getName());
 
     private final String group;
+    /** The configured members' ids: the certificates that may start an election in the gone active member's name. */
+    private final Set<String> members;
     private final Pacing audits;
 
-    MemberIdentityCheck(String group, Duration auditEvery) {
+    MemberIdentityCheck(String group, Set<String> members, Duration auditEvery) {
         this.group = group;
+        this.members = Set.copyOf(members);
         this.audits = new Pacing(auditEvery);
     }
 
@@ -91,6 +98,9 @@ final class MemberIdentityCheck implements ServerInterceptor {
                     }
                     refusal = notTaken(peer, subject, "a request of Ratis's client protocol ("
                             + client.getTypeCase() + ")");
+                } else if (message instanceof StartLeaderElectionRequestProto && members.contains(member)) {
+                    super.onMessage(message); // a member standing in for the gone active one (ActiveMemberProbe)
+                    return;
                 } else {
                     RaftRpcRequestProto request = serverRequest(message);
                     if (request == null || request.getRequestorId().equals(memberBytes)) {

@@ -45,6 +45,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.stream.Collectors;
 
 /**
  * One member's replicated log: the Ratis server of this member, the state machine that applies committed batches to
@@ -166,7 +167,7 @@ public final class ReplicatedLog implements AutoCloseable {
                 .setGroup(group)
                 .setStateMachine(stateMachine)
                 .setProperties(properties(self, directory, timings))
-                .setParameters(parameters(tls, membership.group()))
+                .setParameters(parameters(tls, membership))
                 .setOption(existing ? RaftStorage.StartupOption.RECOVER : RaftStorage.StartupOption.FORMAT)
                 .build();
         try {
@@ -198,7 +199,7 @@ public final class ReplicatedLog implements AutoCloseable {
         Map<String, String> listed = listed(membership);
         Map<String, String> logged = log.members();
         List<String> differ = settingsCheck.isZero() ? List.of() : SettingsCheck.compare(membership.group(), groupId,
-                self.id(), settings, logged.isEmpty() ? listed : logged, parameters(tls, membership.group()), settingsCheck);
+                self.id(), settings, logged.isEmpty() ? listed : logged, parameters(tls, membership), settingsCheck);
         if (!differ.isEmpty()) {
             log.close();
             throw new IllegalArgumentException(String.join(" ", differ));
@@ -229,10 +230,12 @@ public final class ReplicatedLog implements AutoCloseable {
      * Mutual TLS on the server, client and admin sides alike: no replication connection is plain; and each incoming
      * connection's requests bound to the member its certificate names ({@link MemberIdentityCheck}).
      */
-    private static Parameters parameters(MemberTls tls, String group) {
+    private static Parameters parameters(MemberTls tls, Membership membership) {
         Parameters parameters = new Parameters();
         GrpcConfigKeys.TLS.setConf(parameters, new GrpcTlsConfig(tls.keyManager(), tls.trustManager(), true));
-        MemberIdentityCheck identities = new MemberIdentityCheck(group, ReplicationConfiguration.REFUSAL_WARNING_EVERY);
+        MemberIdentityCheck identities = new MemberIdentityCheck(membership.group(),
+                membership.members().stream().map(Member::id).collect(Collectors.toSet()),
+                ReplicationConfiguration.REFUSAL_WARNING_EVERY);
         GrpcConfigKeys.Server.setServicesCustomizer(parameters, (server, services) -> server.intercept(identities));
         return parameters;
     }
