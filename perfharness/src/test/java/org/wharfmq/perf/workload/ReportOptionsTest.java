@@ -88,9 +88,9 @@ class ReportOptionsTest {
         assertEquals(run + 30 + 10, row("F-PARSE 4 KB").estimateSeconds(30, 20, PEERS, false), "and its plain loop");
         ResultsPlan.Row rated = ResultsPlan.ROWS.stream().filter(r -> r.workload() == Workload.RR_RATED).findFirst().orElseThrow();
         double connect = ResultsPlan.RATED_CONNECT_SECONDS_PER_REQUESTER;
-        assertEquals(10 * run + Math.round(15_250 * connect) + Math.round(3_250 * connect) + Math.round(1_250 * connect),
+        assertEquals(11 * run + Math.round(15_250 * connect) + Math.round(3_250 * connect) + Math.round(3_250 * connect),
                 rated.estimateSeconds(30, 20, PEERS, false), "each server's steps up to where its stepping stops, their "
-                        + "requesters connecting: Wharf's 250 to 8,000, Artemis's to 2,000, ActiveMQ Classic's to 1,000");
+                        + "requesters connecting: Wharf's 250 to 8,000, Artemis's and ActiveMQ Classic's to 2,000");
         assertEquals(List.of("--sizes", "2k", "--requesters", "250,1000,2000,4000,8000,16000,32000"), rated.options(),
                 "the row steps on past Wharf's 2,000 until the median or a limit of the machine stops it");
         assertEquals(2 * (30 + 20 + ResultsPlan.TWO_QUEUE_MANAGER_RUN_OVERHEAD_SECONDS), row("OW-5 2 KB, 8 producers at 1,000 "
