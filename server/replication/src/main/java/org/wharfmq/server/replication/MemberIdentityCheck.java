@@ -98,7 +98,8 @@ final class MemberIdentityCheck implements ServerInterceptor {
                     }
                     refusal = notTaken(peer, subject, "a request of Ratis's client protocol ("
                             + client.getTypeCase() + ")");
-                } else if (message instanceof StartLeaderElectionRequestProto && member != null && members.contains(member)) {
+                } else if (message instanceof StartLeaderElectionRequestProto && member != null
+                        && members.contains(member)) {
                     super.onMessage(message); // a member standing in for the gone active one (ActiveMemberProbe)
                     return;
                 } else {
