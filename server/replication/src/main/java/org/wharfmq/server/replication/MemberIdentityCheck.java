@@ -38,10 +38,10 @@ import java.util.Set;
  * of that CA) cannot vote or append as another member. One exception: an election's start may name the gone active
  * member as its requestor when a configured member's certificate sends it, as {@link ActiveMemberProbe} does (Ratis
  * takes a start only from the leader a follower last knew, so the member that found the leader gone asks in its
- * name); a certificate that names no configured member cannot. A request that speaks as another member ends its call with
- * {@code PERMISSION_DENIED}, naming the member it spoke as, the certificate's name, why and the fix, and is an audit
- * line (paced: at most one per {@link ReplicationConfiguration#REFUSAL_WARNING_EVERY}, counting the others, since a
- * refused peer tries again at every heartbeat).
+ * name); a certificate that names no configured member cannot. A request that speaks as another member ends its
+ * call with {@code PERMISSION_DENIED}, naming the member it spoke as, the certificate's name, why and the fix, and
+ * is an audit line (paced: at most one per {@link ReplicationConfiguration#REFUSAL_WARNING_EVERY}, counting the
+ * others, since a refused peer tries again at every heartbeat).
  *
  * <p>A gRPC interceptor on the member's replication listener (Ratis's services customizer). Per request: a look at
  * the request's requestor id against the certificate's CN, kept per call as bytes; nothing allocated.
