@@ -54,7 +54,10 @@ class ChannelStatusViewsTest {
                 .queue(QueueDefinition.transmissionQueue("QM2"))
                 .reference(QueueReference.remote("ORDERS", "ORDERS", "QM2", null)), config -> {
             channels[0] = new ChannelsPlugin(new ChannelSettings(List.of(ChannelDefinition.sender("TO.QM2",
-                    qm2.server().tcpUrl(), "QM2", null, null).withTimes(50, 60_000))));
+                    qm2.server().tcpUrl(), "QM2", null, null).withTimes(50, 60_000).withBatchSize(3)
+                    // one batch of three: the commit's messages may reach the queue one by one, so the batch
+                    // waits for its third instead of ending when the queue is briefly empty
+                    .with(ChannelConfiguration.BATCH_INTERVAL_MILLIS, 30_000L))));
             AdminPlugin admin = new AdminPlugin(channels[0].adminCommands());
             return WharfServer.builder(config).plugins(channels[0], admin, new ConsolePlugin(http, admin),
                     new MetricsPlugin(http.routes(), null, channels[0], null), http).start();
