@@ -11,6 +11,7 @@ import org.wharfmq.protocol.message.BodyType;
 import org.wharfmq.protocol.message.TransmissionHeader;
 import org.wharfmq.protocol.message.WireDestination;
 import org.wharfmq.protocol.message.WireMessage;
+import org.wharfmq.server.Configuration;
 import org.wharfmq.server.LogCapture;
 import org.wharfmq.server.TestServer;
 import org.wharfmq.server.config.QueueConfiguration;
@@ -26,6 +27,7 @@ import javax.jms.Message;
 import javax.jms.MessageConsumer;
 import javax.jms.MessageProducer;
 import javax.jms.Session;
+import javax.jms.TextMessage;
 import java.util.Map;
 import java.util.UUID;
 import java.util.function.UnaryOperator;
@@ -40,7 +42,9 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * budget has room for. A partner that sends larger batches never takes QM2 past its budget (as QM2's memory gauges
  * say); a batch the budget has no room for now is refused and sent again, and arrives, exactly once and in order, once
  * QM2's consumers free the budget; a batch larger than a receiver holds of one is refused for good, its sender stopped
- * with the reason, the limit and the settings, until its operator makes its batches smaller.
+ * with the reason, the limit and the settings, until its operator makes its batches smaller. What a held message
+ * counts is the buffer it was read in, which it keeps. The channels' sync records stay in memory, even where a restart
+ * pages them.
  */
 class ChannelReceiverBudgetTest {
 
@@ -195,17 +199,121 @@ class ChannelReceiverBudgetTest {
         assertEquals(0, qm2.server().management().queue("ORDERS").depth());
     }
 
+    /**
+     * A partner that sends each small message in a read of its own (it waits for the answer to a confirmation after
+     * each): every message keeps the buffer it was read in (16 KiB or more), which is what QM2's gauge counts, not its
+     * length; past QM2's budget of 4 MiB (some 256 such reads, though their lengths come to less than 200 KB) the batch
+     * is dropped, QM2 stays within its budget, and the batch is refused when it ends, to be sent again.
+     */
+    @Test
+    void aPartnersMessagesCountTheReadBuffersTheyKeepInTheBudget() throws Exception {
+        TestServer qm2 = qm2("page", new ChannelsPlugin[1]);
+        CoreLink partner = servers.keep(CoreLink.open(qm2.server().tcpUrl(), Map.of(), null, null, "one message a read",
+                0, 5_000));
+        partner.call(id -> new Frame.ChannelOpen(id, "TO.QM2", "QM1", false, Frame.ChannelOpen.NO_RESET),
+                ChannelServers.EXPECTED_MS);
+        long before = qm2.server().management().server().memoryUsedBytes();
+        int reads = 32;
+        for (int i = 0; i < reads; i++) {
+            partner.write(new Frame.ChannelMessage(order(i, 100, "ORDERS")));
+            partner.call(Frame.ChannelFastConfirm::new, ChannelServers.EXPECTED_MS); // the next message, a later read
+        }
+        long held = qm2.server().management().server().memoryUsedBytes() - before;
+        assertTrue(held >= (long) reads * Configuration.CHANNEL_READ_BYTES, "the read buffers the held messages keep"
+                + " are not in the budget: " + held + " bytes counted for " + reads + " messages");
+
+        int count = 300; // 300 reads of 16 KiB: past the budget
+        for (int i = reads; i < count; i++) {
+            partner.write(new Frame.ChannelMessage(order(i, 100, "ORDERS")));
+            partner.call(Frame.ChannelFastConfirm::new, ChannelServers.EXPECTED_MS);
+        }
+        assertWithinBudget(qm2);
+        ClientException refused = assertThrows(ClientException.class, () -> partner.call(
+                id -> new Frame.ChannelEndBatch(id, count, 1), ChannelServers.EXPECTED_MS));
+        assertEquals(ErrorCode.QUEUE_FULL, refused.code());
+        assertTrue(refused.getMessage().contains("memory budget for messages had no room for it"),
+                refused.getMessage());
+        assertTrue(refused.getMessage().contains("more (the buffers they were read in and 384 bytes each)"),
+                refused.getMessage());
+        assertEquals(0, qm2.server().management().queue("ORDERS").depth());
+    }
+
+    /**
+     * The sync record of a channel paged at QM2's restart, its recovery passing three quarters of the budget before
+     * the record comes (BULK, policy block, holds 2.5 MiB of the 3 MiB QM2 restarts with), a record of a channel
+     * deleted since with it: the channels' start reads them back, so TO.QM2's commits find their record, batch after
+     * batch. (Were one left paged, every record after it would be paged behind it, and TO.QM2's second commit after
+     * the restart would find its record not waiting in memory, for good.)
+     */
+    @Test
+    void syncRecordsPagedAtRecoveryAreReadBackAndTheChannelsCommitsGoOn() throws Exception {
+        int port = ChannelServers.freePort();
+        ChannelsPlugin[] receiving = new ChannelsPlugin[1];
+        TestServer qm2 = servers.keep(AdminCli.start(c -> c.name("QM2").port(port).autoCreate(false)
+                .maxMemoryBytes(BUDGET).queue("ORDERS")
+                .queue(QueueDefinition.named("BULK").with(QueueConfiguration.POLICY, "block")), receiving,
+                ChannelDefinition.receiver("TO.QM2", null, "QM1")));
+        TestServer qm1 = qm1(qm2, new ChannelsPlugin[1], s -> s);
+        String url1 = qm1.server().tcpUrl();
+        String url2 = qm2.server().tcpUrl();
+        MessageConsumer orders = ordersOn(qm2);
+        ChannelServers.sendOrders(url1, 0, 1);
+        assertEquals("order 0", ((TextMessage) ChannelServers.next(orders)).getText()); // TO.QM2's record, early
+
+        // channel OLD's partner fills BULK, its last record after 2.5 MiB of messages; then OLD is deleted
+        AdminCli.ok(url2, "define", "channel", "OLD", "--type", "receiver", "--partner-qmgr", "QM1");
+        CoreLink partner = servers.keep(CoreLink.open(url2, Map.of(), null, null, "OLD's partner", 0, 5_000));
+        partner.call(id -> new Frame.ChannelOpen(id, "OLD", "QM1", false, Frame.ChannelOpen.NO_RESET),
+                ChannelServers.EXPECTED_MS);
+        int sent = 0;
+        for (int batch = 1; batch <= 6; batch++) {
+            int size = batch < 6 ? 8 : 1; // five of 512 KiB, then one small message alone: the last record after all
+            for (int i = 0; i < size; i++) {
+                partner.write(new Frame.ChannelMessage(order(sent++, batch < 6 ? BODY : 10, "BULK")));
+            }
+            long sequence = sent;
+            long batchId = batch;
+            partner.call(id -> new Frame.ChannelEndBatch(id, sequence, batchId), ChannelServers.EXPECTED_MS);
+        }
+        partner.close();
+        ChannelServers.await(() -> receiving[0].status().stream().noneMatch(s -> s.name().equals("OLD")
+                && s.state().equals("RUNNING")), "OLD's partner gone");
+        AdminCli.ok(url2, "delete", "channel", "OLD");
+
+        qm2.restart(c -> c.maxMemoryBytes(3L << 20)); // BULK's 2.5 MiB pass three quarters of 3 MiB
+        assertEquals(0, qm2.server().queueManager().queue(ChannelConfiguration.SYNC_QUEUE).paged(),
+                "a sync record is still paged");
+        orders = ordersOn(qm2);
+        for (int i = 1; i <= 3; i++) { // one batch each, each committed before the next is sent
+            ChannelServers.sendOrders(url1, i, i + 1);
+            assertEquals("order " + i, ((TextMessage) ChannelServers.next(orders)).getText());
+        }
+        Receive.nothingMore(orders);
+        assertEquals(41, qm2.server().management().queue("BULK").depth());
+    }
+
+    /** A consumer of ORDERS on {@code qm}, on a connection that is closed at the end. */
+    private MessageConsumer ordersOn(TestServer qm) throws Exception {
+        Session session = servers.connect(qm.server().tcpUrl()).createSession(false, Session.AUTO_ACKNOWLEDGE);
+        return session.createConsumer(session.createQueue("ORDERS"));
+    }
+
     /** A persistent order a partner sends for ORDERS on QM2, of {@link #BODY} bytes. */
     private static ByteBuf order(int n) {
+        return order(n, BODY, "ORDERS");
+    }
+
+    /** A persistent message numbered {@code n} a partner sends for {@code queue} on QM2, of {@code body} bytes. */
+    private static ByteBuf order(int n, int body, String queue) {
         WireMessage m = new WireMessage();
         m.bodyType = BodyType.BYTES;
-        m.body = new byte[BODY];
+        m.body = new byte[body];
         m.persistent = true;
         m.messageId = "ID:" + UUID.randomUUID();
-        m.destination = WireDestination.queue("ORDERS");
+        m.destination = WireDestination.queue(queue);
         m.timestamp = System.currentTimeMillis();
         m.properties.put(TransmissionHeader.QUEUE_MANAGER, "QM2");
-        m.properties.put(TransmissionHeader.QUEUE, "ORDERS");
+        m.properties.put(TransmissionHeader.QUEUE, queue);
         m.properties.put("n", n);
         ByteBuf out = ByteBufAllocator.DEFAULT.buffer();
         m.encode(out);
