@@ -736,6 +736,11 @@ public final class QueueManager implements AutoCloseable {
         LocalQueue queue = systemQueue(name);
         configure(queue, QueueDefinition.named(name).with(QueueConfiguration.POLICY, MemoryPolicy.BLOCK.toString()));
         long paged = queue.paged();
+        if (paged > 0) {
+            LOG.log(System.Logger.Level.INFO, "Queue '" + name + "' had " + paged + " messages paged (at recovery,"
+                    + " past three quarters of the memory budget, or by an older build): read back into memory, where"
+                    + " they stay");
+        }
         while (paged > 0 && queue.readBackNow()) {
             long left = queue.paged();
             if (left >= paged) { // nothing came back: its page files cannot be read

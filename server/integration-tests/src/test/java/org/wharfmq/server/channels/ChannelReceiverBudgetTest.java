@@ -20,6 +20,7 @@ import org.wharfmq.server.config.QueueReference;
 import org.wharfmq.server.config.ServerConfig;
 import org.wharfmq.server.it.Receive;
 import org.wharfmq.server.management.ServerStatus;
+import org.wharfmq.server.queue.QueueManager;
 
 import javax.jms.BytesMessage;
 import javax.jms.DeliveryMode;
@@ -239,11 +240,11 @@ class ChannelReceiverBudgetTest {
     }
 
     /**
-     * The sync record of a channel paged at QM2's restart, its recovery passing three quarters of the budget before
-     * the record comes (BULK, policy block, holds 2.5 MiB of the 3 MiB QM2 restarts with), a record of a channel
-     * deleted since with it: the channels' start reads them back, so TO.QM2's commits find their record, batch after
-     * batch. (Were one left paged, every record after it would be paged behind it, and TO.QM2's second commit after
-     * the restart would find its record not waiting in memory, for good.)
+     * The channels' sync records paged at QM2's restart (recovery restores BACKLOG, policy block, 2.5 MiB, before the
+     * sync queue, past three quarters of the 3 MiB QM2 restarts with): TO.QM2's and that of OLD, a receiver deleted
+     * since, whose record no receiver's start reads. The channels' start reads both back, so TO.QM2's commits find
+     * their record, batch after batch (were one left paged, every record after it would be paged behind it, and the
+     * next commit would find its record not waiting in memory).
      */
     @Test
     void syncRecordsPagedAtRecoveryAreReadBackAndTheChannelsCommitsGoOn() throws Exception {
@@ -251,25 +252,25 @@ class ChannelReceiverBudgetTest {
         ChannelsPlugin[] receiving = new ChannelsPlugin[1];
         TestServer qm2 = servers.keep(AdminCli.start(c -> c.name("QM2").port(port).autoCreate(false)
                 .maxMemoryBytes(BUDGET).queue("ORDERS")
-                .queue(QueueDefinition.named("BULK").with(QueueConfiguration.POLICY, "block")), receiving,
+                .queue(QueueDefinition.named("BACKLOG").with(QueueConfiguration.POLICY, "block")), receiving,
                 ChannelDefinition.receiver("TO.QM2", null, "QM1")));
         TestServer qm1 = qm1(qm2, new ChannelsPlugin[1], s -> s);
         String url1 = qm1.server().tcpUrl();
         String url2 = qm2.server().tcpUrl();
         MessageConsumer orders = ordersOn(qm2);
         ChannelServers.sendOrders(url1, 0, 1);
-        assertEquals("order 0", ((TextMessage) ChannelServers.next(orders)).getText()); // TO.QM2's record, early
+        assertEquals("order 0", ((TextMessage) ChannelServers.next(orders)).getText()); // TO.QM2's record
 
-        // channel OLD's partner fills BULK, its last record after 2.5 MiB of messages; then OLD is deleted
+        // channel OLD's partner fills BACKLOG; then OLD is deleted, its record staying on the sync queue
         AdminCli.ok(url2, "define", "channel", "OLD", "--type", "receiver", "--partner-qmgr", "QM1");
         CoreLink partner = servers.keep(CoreLink.open(url2, Map.of(), null, null, "OLD's partner", 0, 5_000));
         partner.call(id -> new Frame.ChannelOpen(id, "OLD", "QM1", false, Frame.ChannelOpen.NO_RESET),
                 ChannelServers.EXPECTED_MS);
         int sent = 0;
         for (int batch = 1; batch <= 6; batch++) {
-            int size = batch < 6 ? 8 : 1; // five of 512 KiB, then one small message alone: the last record after all
+            int size = batch < 6 ? 8 : 1; // five of 512 KiB, then one small message alone
             for (int i = 0; i < size; i++) {
-                partner.write(new Frame.ChannelMessage(order(sent++, batch < 6 ? BODY : 10, "BULK")));
+                partner.write(new Frame.ChannelMessage(order(sent++, batch < 6 ? BODY : 10, "BACKLOG")));
             }
             long sequence = sent;
             long batchId = batch;
@@ -280,7 +281,14 @@ class ChannelReceiverBudgetTest {
                 && s.state().equals("RUNNING")), "OLD's partner gone");
         AdminCli.ok(url2, "delete", "channel", "OLD");
 
-        qm2.restart(c -> c.maxMemoryBytes(3L << 20)); // BULK's 2.5 MiB pass three quarters of 3 MiB
+        try (LogCapture queues = LogCapture.of(QueueManager.class.getName())) {
+            // recovery restores BACKLOG before the sync queue: its 2.5 MiB pass three quarters of 3 MiB, so both
+            // records are paged (the queue of the server-wide policy page until the channels start)
+            qm2.restart(c -> c.maxMemoryBytes(3L << 20));
+            assertTrue(queues.messages().contains("Queue '" + ChannelConfiguration.SYNC_QUEUE + "' had 2 messages"
+                    + " paged (at recovery, past three quarters of the memory budget, or by an older build): read back"
+                    + " into memory, where they stay"), "the records were not paged: " + queues.messages());
+        }
         assertEquals(0, qm2.server().queueManager().queue(ChannelConfiguration.SYNC_QUEUE).paged(),
                 "a sync record is still paged");
         orders = ordersOn(qm2);
@@ -289,7 +297,7 @@ class ChannelReceiverBudgetTest {
             assertEquals("order " + i, ((TextMessage) ChannelServers.next(orders)).getText());
         }
         Receive.nothingMore(orders);
-        assertEquals(41, qm2.server().management().queue("BULK").depth());
+        assertEquals(41, qm2.server().management().queue("BACKLOG").depth());
     }
 
     /** A consumer of ORDERS on {@code qm}, on a connection that is closed at the end. */
