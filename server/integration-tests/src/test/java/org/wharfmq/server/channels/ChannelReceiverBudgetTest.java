@@ -172,10 +172,7 @@ class ChannelReceiverBudgetTest {
     @Test
     void aPartnersHeldBatchCountsInTheBudgetAndOneLargerThanAReceiverHoldsIsDropped() throws Exception {
         TestServer qm2 = qm2("page", new ChannelsPlugin[1]);
-        CoreLink partner = servers.keep(CoreLink.open(qm2.server().tcpUrl(), Map.of(), null, null, "large batches",
-                0, 5_000));
-        partner.call(id -> new Frame.ChannelOpen(id, "TO.QM2", "QM1", false, Frame.ChannelOpen.NO_RESET),
-                ChannelServers.EXPECTED_MS);
+        CoreLink partner = partner(qm2, "TO.QM2");
         long before = qm2.server().management().server().memoryUsedBytes();
         for (int i = 0; i < 8; i++) {
             partner.write(new Frame.ChannelMessage(order(i)));
@@ -209,10 +206,7 @@ class ChannelReceiverBudgetTest {
     @Test
     void aPartnersMessagesCountTheReadBuffersTheyKeepInTheBudget() throws Exception {
         TestServer qm2 = qm2("page", new ChannelsPlugin[1]);
-        CoreLink partner = servers.keep(CoreLink.open(qm2.server().tcpUrl(), Map.of(), null, null, "one message a read",
-                0, 5_000));
-        partner.call(id -> new Frame.ChannelOpen(id, "TO.QM2", "QM1", false, Frame.ChannelOpen.NO_RESET),
-                ChannelServers.EXPECTED_MS);
+        CoreLink partner = partner(qm2, "TO.QM2");
         long before = qm2.server().management().server().memoryUsedBytes();
         int reads = 32;
         for (int i = 0; i < reads; i++) {
@@ -263,9 +257,7 @@ class ChannelReceiverBudgetTest {
 
         // channel OLD's partner fills BACKLOG; then OLD is deleted, its record staying on the sync queue
         AdminCli.ok(url2, "define", "channel", "OLD", "--type", "receiver", "--partner-qmgr", "QM1");
-        CoreLink partner = servers.keep(CoreLink.open(url2, Map.of(), null, null, "OLD's partner", 0, 5_000));
-        partner.call(id -> new Frame.ChannelOpen(id, "OLD", "QM1", false, Frame.ChannelOpen.NO_RESET),
-                ChannelServers.EXPECTED_MS);
+        CoreLink partner = partner(qm2, "OLD");
         int sent = 0;
         for (int batch = 1; batch <= 6; batch++) {
             int size = batch < 6 ? 8 : 1; // five of 512 KiB, then one small message alone
@@ -298,6 +290,15 @@ class ChannelReceiverBudgetTest {
         }
         Receive.nothingMore(orders);
         assertEquals(41, qm2.server().management().queue("BACKLOG").depth());
+    }
+
+    /** A partner of {@code qm} over the real client that has opened receiver {@code channel} as QM1. */
+    private CoreLink partner(TestServer qm, String channel) throws Exception {
+        CoreLink partner = servers.keep(CoreLink.open(qm.server().tcpUrl(), Map.of(), null, null,
+                "partner of " + channel, 0, 5_000));
+        partner.call(id -> new Frame.ChannelOpen(id, channel, "QM1", false, Frame.ChannelOpen.NO_RESET),
+                ChannelServers.EXPECTED_MS);
+        return partner;
     }
 
     /** A consumer of ORDERS on {@code qm}, on a connection that is closed at the end. */
