@@ -258,13 +258,17 @@ final class ChannelReceiver implements AutoCloseable {
 
     /** What {@code wharf admin display chstatus} shows. Any thread. */
     ChannelStatus status() {
+        // the counters before the numbers: a batch's commit moves the numbers first, so a status that counts a
+        // batch's messages shows its sequence number too
+        long messages = received.messages();
+        long bytes = received.bytes();
+        long batches = received.batches();
         ReceiverState shown = reported;
         ChannelDefinition d = definition;
         boolean running = this.running.get();
         return new ChannelStatus(d.name(), "receiver", running ? "RUNNING" : "INACTIVE",
-                d.partnerQueueManager(), null, received.messages(), shown.sequence(), shown.batchId(),
-                received.bytes(), received.batches(), null, false, null,
-                running && agreedSpeed != null ? agreedSpeed.text() : null);
+                d.partnerQueueManager(), null, messages, shown.sequence(), shown.batchId(), bytes, batches, null, false,
+                null, running && agreedSpeed != null ? agreedSpeed.text() : null);
     }
 
     /**

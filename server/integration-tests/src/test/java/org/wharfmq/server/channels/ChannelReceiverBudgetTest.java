@@ -139,9 +139,10 @@ class ChannelReceiverBudgetTest {
     void aBatchLargerThanAReceiverHoldsStopsItsSenderWithTheReasonUntilItsBatchesAreSmaller() throws Exception {
         ChannelsPlugin[] sending = new ChannelsPlugin[1];
         TestServer qm2 = qm2("page", new ChannelsPlugin[1]);
+        int count = 24; // 1.5 MiB, sent together: one batch (batchSize ends it; it waits as long as it takes for them)
         TestServer qm1 = qm1(qm2, sending, s -> s.with(ChannelConfiguration.BATCH_BYTES, 2L << 20)
-                .with(ChannelConfiguration.BATCH_SIZE, 100).with(ChannelConfiguration.BATCH_INTERVAL_MILLIS, 1_000L));
-        int count = 24; // 1.5 MiB, sent together: one batch (it waits up to 1 s for more)
+                .with(ChannelConfiguration.BATCH_SIZE, count)
+                .with(ChannelConfiguration.BATCH_INTERVAL_MILLIS, 60_000L));
         sendOrders(qm1, count);
         ChannelStatus stopped = ChannelServers.awaitStopped(sending[0]);
         assertEquals(ChannelStatus.BATCH_REFUSED, stopped.stopCause());
