@@ -115,6 +115,11 @@ class ReplicatedMembersTest {
                     assertTrue(bob.body().contains("bob"), bob.body());
                     assertEquals(401, get(i, "/api/display-server", null).statusCode(), "no login");
                     assertEquals(403, get(i, "/metrics", "bob").statusCode(), "bob's metrics");
+                    // the console's address said only "No resource at '/'" (404) to a browser opening it on a replica
+                    HttpResponse<String> console = get(i, "/", "root");
+                    assertEquals(503, console.statusCode(), console.body());
+                    assertTrue(console.body().contains("the web console runs on the active member")
+                            && console.body().contains("follows the active member " + activeId), console.body());
                 }
             }
             statusSessionOnAReplica(active == 0 ? 1 : 0, active);
