@@ -199,7 +199,7 @@ class ReplicatedMembersTest {
         String[] shown = adminProcess("mon", "--url", replica, "display", "server");
         assertEquals("0", shown[0], shown[2]);
         assertTrue(shown[1].contains("member " + IDS[i] + " of group TEST, FOLLOWER (active: " + IDS[active])
-                && shown[1].contains("last applied") && shown[1].contains("files (this replica's)"), shown[1]);
+                && shown[1].contains("last applied") && shown[1].contains(" (this replica's)"), shown[1]);
 
         // an application: refused before it logs in, and its address list finds the active member
         javax.jms.JMSException refused = org.junit.jupiter.api.Assertions.assertThrows(javax.jms.JMSException.class,
