@@ -66,7 +66,8 @@ public enum Target {
             }
             if (this != ARTEMIS) {
                 throw new UnsupportedOperationException("Two brokers joined by bridges are built for Artemis only: the "
-                        + displayName + " peer has no bridged pair in the harness (its network connectors are not set up)");
+                        + displayName + " peer has no bridged pair in the harness (its network connectors are not set"
+                        + " up)");
             }
             if (w == Workload.RR_5B) {
                 throw new UnsupportedOperationException("RR-5b on Artemis: a temporary reply queue lives on the "
@@ -78,8 +79,8 @@ public enum Target {
         checkOptions(tls, security, metrics);
         String peer = peerName();
         if (w.flow() != null) {
-            throw new UnsupportedOperationException("Message flows (F-*) are measured on one Wharf instance only: " + peer
-                    + (this == REPLICATED ? " runs none" : " has no flow engine"));
+            throw new UnsupportedOperationException("Message flows (F-*) are measured on one Wharf instance only: "
+                    + peer + (this == REPLICATED ? " runs none" : " has no flow engine"));
         }
         if (!clientsAlwaysOverTcp() && (w.requestersInServer() || w.respondersInServer())) {
             throw new UnsupportedOperationException("In-VM workloads (RR-1, RR-2, RR-2b, RR-3) on " + peer + " are not "
@@ -97,13 +98,16 @@ public enum Target {
             return;
         }
         if (metrics != null) {
-            throw new UnsupportedOperationException("--metrics is measured on one Wharf instance only: " + peerName() + " runs without");
+            throw new UnsupportedOperationException("--metrics is measured on one Wharf instance only: " + peerName()
+                    + " runs without");
         }
         if (security != null) {
-            throw new UnsupportedOperationException("--security is measured on one Wharf instance only: " + peerName() + " runs without users");
+            throw new UnsupportedOperationException("--security is measured on one Wharf instance only: " + peerName()
+                    + " runs without users");
         }
         if (tls != null) {
-            throw new UnsupportedOperationException("--tls is measured on one Wharf instance only: " + peerName() + " runs without TLS");
+            throw new UnsupportedOperationException("--tls is measured on one Wharf instance only: " + peerName()
+                    + " runs without TLS");
         }
     }
 

@@ -109,14 +109,16 @@ class RunCommandOptionsTest {
      */
     @Test
     void aPeerThatCannotRunTheWorkloadIsRefusedBeforeAnyStep() {
-        String inVm = assertThrows(OptionException.class, () -> RunCommand.parse(new String[] {"RR-1"}, true)).getMessage();
+        String inVm = assertThrows(OptionException.class,
+                () -> RunCommand.parse(new String[] {"RR-1"}, true)).getMessage();
         assertTrue(inVm.startsWith("compare RR-1 --peer artemis: In-VM workloads") && inVm.contains("use RR-4")
                 && inVm.contains("'wharf perf run RR-1' runs it on Wharf alone"), inVm);
         String flow = assertThrows(OptionException.class,
                 () -> RunCommand.parse(new String[] {"F-PASS", "--peer", "classic"}, false)).getMessage();
         assertTrue(flow.startsWith("run F-PASS --peer classic: Message flows"), flow);
-        assertTrue(assertThrows(OptionException.class, () -> RunCommand.parse(new String[] {"RR-5", "--peer", "classic"},
-                true)).getMessage().contains("built for Artemis only"));
+        assertTrue(assertThrows(OptionException.class,
+                () -> RunCommand.parse(new String[] {"RR-5", "--peer", "classic"}, true)).getMessage()
+                .contains("built for Artemis only"));
         assertTrue(assertThrows(OptionException.class, () -> RunCommand.parse(new String[] {"RR-4", "--tls", "jdk"},
                 true)).getMessage().contains("--tls is measured on one Wharf instance only"));
         assertTrue(assertThrows(OptionException.class, () -> RunCommand.parse(new String[] {"RR-4", "--persistent",

@@ -64,7 +64,8 @@ final class AdminCommand implements Callable<Integer> {
         public CommandSpec transform(CommandSpec spec) {
             spec.parser().stopAtPositional(true);
             // the footer is made only when the help is shown: every other run of wharf leaves the commands' model alone
-            Map<String, CommandLine.IHelpSectionRenderer> sections = new LinkedHashMap<>(spec.usageMessage().sectionMap());
+            Map<String, CommandLine.IHelpSectionRenderer> sections =
+                    new LinkedHashMap<>(spec.usageMessage().sectionMap());
             sections.put(CommandLine.Model.UsageMessageSpec.SECTION_KEY_FOOTER, help -> footer());
             spec.usageMessage().sectionMap(sections);
             return spec;

@@ -39,7 +39,8 @@ class AdminHelpTest {
                 "start channel NAME", "stop channel NAME", "reset channel NAME --sequence N",
                 "resolve channel NAME --action commit|backout [--batch ID]",
                 "move --from QUEUE --to QUEUE [--selector SELECTOR] [--limit N]", "switchover [--to ID]")) {
-            assertTrue(help.contains("\n  " + command + "\n"), "'wharf admin --help' lists '" + command + "':\n" + help);
+            assertTrue(help.contains("\n  " + command + "\n"),
+                    "'wharf admin --help' lists '" + command + "':\n" + help);
         }
         for (String line : AdminStatements.synopses()) { // and every other command the statements take
             assertTrue(help.contains("\n  " + line + "\n"), line + ":\n" + help);
