@@ -90,7 +90,8 @@ public final class PerfMain {
                 Usage:
                   wharf perf -tc jms.r11.Requestor -nt 8 -rl 60 ...   the JMSPerfHarness-compatible driver
                   wharf perf run WORKLOAD [options]                  step the clients, find the peak, write a report
-                  wharf perf compare WORKLOAD [options]              the same workload on Wharf and on a peer (Artemis or Classic)
+                  wharf perf compare WORKLOAD [options]              the same workload on Wharf and on a peer (--peer: Artemis, the
+                                                        default; Classic; Wharf replicated; the bare Netty relay)
                   wharf perf report [options]                        every seed workload on Wharf, Artemis and Classic: the results table
                   wharf perf jmh [JMH options]                       micro-benchmarks of the hot paths
                   wharf perf memory [--messages N] [--size BYTES] [--policy page|block]

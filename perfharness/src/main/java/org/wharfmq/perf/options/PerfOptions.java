@@ -339,6 +339,19 @@ public final class PerfOptions {
         return args;
     }
 
+    /**
+     * Whether {@code args} ask for a command's help: {@code --help} or {@code -h} anywhere, as in {@code wharf perf run
+     * RR-1 --help}, which the option parsers would otherwise take for an option missing its value.
+     */
+    public static boolean helpAsked(String[] args) {
+        for (String arg : args) {
+            if (arg.equals("--help") || arg.equals("-h")) {
+                return true;
+            }
+        }
+        return false;
+    }
+
     /** The option list, for {@code -h}. */
     public static String help() {
         StringBuilder sb = new StringBuilder("Options (JMSPerfHarness vocabulary; default in brackets):\n");

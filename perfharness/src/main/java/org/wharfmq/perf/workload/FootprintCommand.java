@@ -88,7 +88,7 @@ public final class FootprintCommand {
 
     /** The {@code wharf perf footprint} command; returns the exit status. */
     public static int run(String[] args) throws Exception {
-        if (args.length > 0 && (args[0].equals("--help") || args[0].equals("-h"))) {
+        if (PerfOptions.helpAsked(args)) {
             System.out.println(HELP);
             return 0;
         }
@@ -133,6 +133,7 @@ public final class FootprintCommand {
         }
         List<String> command;
         try {
+            target.checkOptions(tls, null, null);
             command = target.serverCommand(List.of(), false, null, 1, tls, null, null);
         } catch (UnsupportedOperationException e) {
             throw new OptionException("footprint: " + e.getMessage());

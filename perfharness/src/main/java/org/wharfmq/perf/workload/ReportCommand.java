@@ -1,6 +1,7 @@
 package org.wharfmq.perf.workload;
 
 import org.wharfmq.perf.options.OptionException;
+import org.wharfmq.perf.options.PerfOptions;
 import org.wharfmq.perf.report.Machine;
 import org.wharfmq.perf.report.ResultsTable;
 
@@ -60,7 +61,7 @@ public final class ReportCommand {
 
     /** Runs {@code args} and returns the exit status: 0 when every run passed its exactly-once checks. */
     public static int run(String[] args) throws Exception {
-        if (args.length > 0 && (args[0].equals("--help") || args[0].equals("-h"))) {
+        if (PerfOptions.helpAsked(args)) {
             System.out.println(HELP);
             return 0;
         }

@@ -100,7 +100,7 @@ public final class RunCommand {
 
     /** Runs {@code args}; {@code compare} runs Wharf then the peer. Returns the exit status. */
     public static int run(String[] args, boolean compare) throws Exception {
-        if (args.length == 0 || args[0].equals("--help") || args[0].equals("-h")) {
+        if (args.length == 0 || PerfOptions.helpAsked(args)) {
             System.out.println(HELP);
             return args.length == 0 ? 2 : 0;
         }
@@ -580,6 +580,15 @@ public final class RunCommand {
                     + "requests of its own queues, so give at least as many queues as channels");
         }
         List<Target> targets = compare ? List.of(Target.WHARF, peer) : List.of(peerGiven ? peer : Target.WHARF);
+        if (compare || peerGiven) { // refused now, not after every step on Wharf (compare RR-1 ran Wharf's first)
+            try {
+                peer.checkRuns(workload, persistent || workload.alwaysPersistent(), tls, security, metrics);
+            } catch (UnsupportedOperationException e) {
+                throw new OptionException((compare ? "compare " : "run ") + workload.id() + " --peer "
+                        + peer.name().toLowerCase(java.util.Locale.ROOT) + ": " + e.getMessage()
+                        + (compare ? " ('wharf perf run " + workload.id() + "' runs it on Wharf alone)" : ""));
+            }
+        }
         RunSettings settings = new RunSettings(workload, sizes, clients, instances, responders, queues, channels, rate, runLength, warmup,
                 timeout, persistent || workload.alwaysPersistent(), perThread, tls, security, metrics, url, output, jvmOptions, inProcess);
         return new Parsed(settings, targets, verbose, database);

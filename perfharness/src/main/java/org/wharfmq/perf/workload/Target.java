@@ -39,15 +39,83 @@ public enum Target {
         return this == RELAY;
     }
 
-    /** Refuses, as unavailable, what this target cannot run: the relay runs non-persistent RR-1 to RR-4 only. */
-    void checkRuns(Workload w, boolean persistent) {
+    /**
+     * Refuses, as unavailable, what this target cannot run with these options, before anything starts: a peer runs
+     * no flow, no in-VM client, no TLS, users or metrics; two queue managers are built for Wharf and Artemis only, and
+     * RR-5b for Wharf; the relay runs non-persistent RR-1 to RR-4 only. The runner asks it before every step, and
+     * {@code run} and {@code compare} before the first (a compare whose peer cannot run the workload would otherwise
+     * have run every step on Wharf first).
+     *
+     * @param tls      the TLS engine the clients connect with, else null
+     * @param security {@code rules}, else null
+     * @param metrics  {@code on} or {@code scrape}, else null
+     * @throws UnsupportedOperationException saying why and what runs instead
+     */
+    void checkRuns(Workload w, boolean persistent, String tls, String security, String metrics) {
+        if (this == WHARF) {
+            return;
+        }
         if (this == RELAY && (!RELAY_WORKLOADS.contains(w) || persistent)) {
             throw new UnsupportedOperationException("the Netty relay runs the non-persistent request/reply traffic of "
                     + "RR-1, RR-2, RR-3 and RR-4 only: it forwards frames and has no queues, topics, flows or disk");
         }
+        if (w.twoQueueManagers()) {
+            if (tls != null) {
+                throw new UnsupportedOperationException("--tls with two queue managers is built for Wharf's channels "
+                        + "only: leave it out of " + displayName + "'s bridged pair");
+            }
+            if (this != ARTEMIS) {
+                throw new UnsupportedOperationException("Two brokers joined by bridges are built for Artemis only: the "
+                        + displayName + " peer has no bridged pair in the harness (its network connectors are not set"
+                        + " up)");
+            }
+            if (w == Workload.RR_5B) {
+                throw new UnsupportedOperationException("RR-5b on Artemis: a temporary reply queue lives on the "
+                        + "requester's broker only, and a core bridge forwards a queue's messages, not replies to a "
+                        + "temporary queue on the other broker; use RR-5");
+            }
+            return;
+        }
+        checkOptions(tls, security, metrics);
+        String peer = peerName();
+        if (w.flow() != null) {
+            throw new UnsupportedOperationException("Message flows (F-*) are measured on one Wharf instance only: "
+                    + peer + (this == REPLICATED ? " runs none" : " has no flow engine"));
+        }
+        if (!clientsAlwaysOverTcp() && (w.requestersInServer() || w.respondersInServer())) {
+            throw new UnsupportedOperationException("In-VM workloads (RR-1, RR-2, RR-2b, RR-3) on " + peer + " are not "
+                    + "supported yet: use RR-4, RR-4b or OW-1");
+        }
     }
 
-    /** Parses {@code wharf}, {@code artemis}, {@code classic} or {@code relay}. */
+    /**
+     * Refuses, as unavailable, the options this target runs without: a peer has no TLS listener, users or metrics here.
+     *
+     * @throws UnsupportedOperationException naming the option
+     */
+    void checkOptions(String tls, String security, String metrics) {
+        if (this == WHARF) {
+            return;
+        }
+        if (metrics != null) {
+            throw new UnsupportedOperationException("--metrics is measured on one Wharf instance only: " + peerName()
+                    + " runs without");
+        }
+        if (security != null) {
+            throw new UnsupportedOperationException("--security is measured on one Wharf instance only: " + peerName()
+                    + " runs without users");
+        }
+        if (tls != null) {
+            throw new UnsupportedOperationException("--tls is measured on one Wharf instance only: " + peerName()
+                    + " runs without TLS");
+        }
+    }
+
+    private String peerName() {
+        return this == REPLICATED ? "the replicated queue manager" : "the " + displayName + " peer";
+    }
+
+    /** Parses {@code wharf}, {@code artemis}, {@code classic}, {@code replicated} or {@code relay}. */
     public static Target parse(String text) {
         return switch (text.toLowerCase(java.util.Locale.ROOT)) {
             case "wharf" -> WHARF;
@@ -73,25 +141,7 @@ public enum Target {
      */
     List<String> serverCommand(List<String> hostedDrivers, boolean persistent, BenchmarkFlow flow, int flowInstances,
                                String tls, String security, String metrics) {
-        if (this != WHARF) {
-            String peer = this == REPLICATED ? "the replicated queue manager" : "the " + displayName + " peer";
-            if (metrics != null) {
-                throw new UnsupportedOperationException("--metrics is measured on one Wharf instance only: " + peer + " runs without");
-            }
-            if (security != null) {
-                throw new UnsupportedOperationException("--security is measured on one Wharf instance only: " + peer + " runs without users");
-            }
-            if (tls != null) {
-                throw new UnsupportedOperationException("--tls is measured on one Wharf instance only: " + peer + " runs without TLS");
-            }
-            if (flow != null) {
-                throw new UnsupportedOperationException("Message flows (F-*) are measured on one Wharf instance only: " + peer
-                        + (this == REPLICATED ? " runs none" : " has no flow engine"));
-            }
-            if (!hostedDrivers.isEmpty()) {
-                throw new UnsupportedOperationException("In-VM workloads (RR-1, RR-2, RR-2b, RR-3) on " + peer + " are not supported yet: "
-                        + "use RR-4, RR-4b or OW-1");
-            }
+        if (this != WHARF) { // what it cannot run was refused before (checkRuns)
             if (this == REPLICATED) {
                 return List.of("replicated");
             }
@@ -126,15 +176,9 @@ public enum Target {
      * the pair's wharf.yaml files; Artemis's as two brokers joined by core bridges both ways, a bridge per queue
      * (requests and OW-5's messages to QM2, RR-5's replies back), the queues defined on both.
      *
-     * @param tls     Wharf's only: the TLS engine of the listeners the channels connect to (written in the pair's
-     *                files, {@link QueueManagerPair}); the clients stay on TCP
      * @param metrics must be null
      */
-    List<List<String>> pairCommands(Workload w, QueueManagerPair pair, boolean persistent, String tls, String metrics) {
-        if (tls != null && this != WHARF) {
-            throw new UnsupportedOperationException("--tls with two queue managers is built for Wharf's channels only: "
-                    + "leave it out of " + displayName + "'s bridged pair");
-        }
+    List<List<String>> pairCommands(Workload w, QueueManagerPair pair, boolean persistent, String metrics) {
         if (metrics != null) {
             throw new UnsupportedOperationException("--metrics is measured on one queue manager: leave it out of RR-5, "
                     + "RR-5b and OW-5");
@@ -142,15 +186,6 @@ public enum Target {
         if (this == WHARF) {
             return List.of(List.of("server", "--config", pair.qm1Config().toString()),
                     List.of("server", "--config", pair.qm2Config().toString()));
-        }
-        if (this != ARTEMIS) {
-            throw new UnsupportedOperationException("Two brokers joined by bridges are built for Artemis only: the "
-                    + displayName + " peer has no bridged pair in the harness (its network connectors are not set up)");
-        }
-        if (w == Workload.RR_5B) {
-            throw new UnsupportedOperationException("RR-5b on Artemis: a temporary reply queue lives on the requester's "
-                    + "broker only, and a core bridge forwards a queue's messages, not replies to a temporary queue on the "
-                    + "other broker; use RR-5");
         }
         List<String> all = new java.util.ArrayList<>(pair.forward());
         all.addAll(pair.replies());

@@ -191,7 +191,7 @@ public final class WorkloadRunner {
 
         List<Launched> started = new ArrayList<>();
         try {
-            target.checkRuns(w, settings.persistent());
+            target.checkRuns(w, settings.persistent(), settings.tls(), settings.security(), settings.metrics());
             List<Launched> servers = new ArrayList<>();
             List<Long> serverPids = new ArrayList<>(); // whose CPU is the server's
             String tcpUrl = settings.url();
@@ -216,7 +216,7 @@ public final class WorkloadRunner {
             if (tcpUrl == null && w.twoQueueManagers()) {
                 QueueManagerPair pair = QueueManagerPair.write(dir, stepName, plan.forwardQueues(), plan.replyQueues(),
                         settings.channels(), settings.tls() == null ? null : SelfSignedTls.create(), settings.tls());
-                List<List<String>> commands = target.pairCommands(w, pair, settings.persistent(), settings.tls(), settings.metrics());
+                List<List<String>> commands = target.pairCommands(w, pair, settings.persistent(), settings.metrics());
                 for (int i = 0; i < 2; i++) {
                     Launched qm = launcher.launch(target.name().toLowerCase() + "-qm" + (i + 1), commands.get(i));
                     started.add(qm);

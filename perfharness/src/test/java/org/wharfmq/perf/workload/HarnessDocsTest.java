@@ -173,6 +173,21 @@ class HarnessDocsTest {
         assertEquals(total.group(1), stated.group(1), "docs/performance.md's \"How to run it\" against wharf perf report --list");
     }
 
+    /**
+     * {@code --help} after the workload or other options is the help, as a newcomer types it: {@code wharf perf run
+     * RR-1 --help} said "--help needs a value (see --help)", and {@code report --rows 1 --help} the same.
+     */
+    @Test
+    void helpAnywhereOnTheLineIsTheHelp() throws Exception {
+        String run = help(() -> RunCommand.run(new String[] {"--help"}, false));
+        assertEquals(run, help(() -> RunCommand.run(new String[] {"RR-1", "--help"}, false)));
+        assertEquals(run, help(() -> RunCommand.run(new String[] {"RR-4", "--persistent", "-h"}, true)));
+        String report = help(() -> ReportCommand.run(new String[] {"--help"}));
+        assertEquals(report, help(() -> ReportCommand.run(new String[] {"--rows", "1", "--help"})));
+        String footprint = help(() -> FootprintCommand.run(new String[] {"--help"}));
+        assertEquals(footprint, help(() -> FootprintCommand.run(new String[] {"--queues", "10", "--help"})));
+    }
+
     /** Whether {@code text} names {@code word} as a whole: RR-2 is not named by RR-2b. */
     private static boolean names(String text, String word) {
         return Pattern.compile("(?<![A-Za-z0-9-])" + Pattern.quote(word) + "(?![A-Za-z0-9-])").matcher(text).find();

@@ -43,8 +43,8 @@ class ReplicatedPeerTest {
     @Test
     void inVmWorkloadsAreRefusedNamingTheReplicatedQueueManager() {
         UnsupportedOperationException refused = org.junit.jupiter.api.Assertions.assertThrows(
-                UnsupportedOperationException.class, () -> Target.REPLICATED.serverCommand(List.of("-tc x"), true,
-                        null, 1, null, null, null));
+                UnsupportedOperationException.class, () -> Target.REPLICATED.checkRuns(Workload.RR_1, true, null,
+                        null, null));
         assertTrue(refused.getMessage().contains("the replicated queue manager are not supported yet: use RR-4, RR-4b "
                 + "or OW-1"), refused.getMessage());
         assertEquals(List.of("replicated"), Target.REPLICATED.serverCommand(List.of(), true, null, 1, null, null, null));

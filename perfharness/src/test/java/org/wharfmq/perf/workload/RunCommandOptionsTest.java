@@ -103,6 +103,33 @@ class RunCommandOptionsTest {
         assertThrows(OptionException.class, () -> RunCommand.parse(new String[] {"RR-4", "--url", "tcp://h:1"}, true));
     }
 
+    /**
+     * A peer that cannot run the workload with these options is refused before anything runs: {@code compare RR-1}
+     * ran every step on Wharf (minutes) and only then found Artemis has no in-VM clients.
+     */
+    @Test
+    void aPeerThatCannotRunTheWorkloadIsRefusedBeforeAnyStep() {
+        String inVm = assertThrows(OptionException.class,
+                () -> RunCommand.parse(new String[] {"RR-1"}, true)).getMessage();
+        assertTrue(inVm.startsWith("compare RR-1 --peer artemis: In-VM workloads") && inVm.contains("use RR-4")
+                && inVm.contains("'wharf perf run RR-1' runs it on Wharf alone"), inVm);
+        String flow = assertThrows(OptionException.class,
+                () -> RunCommand.parse(new String[] {"F-PASS", "--peer", "classic"}, false)).getMessage();
+        assertTrue(flow.startsWith("run F-PASS --peer classic: Message flows"), flow);
+        assertTrue(assertThrows(OptionException.class,
+                () -> RunCommand.parse(new String[] {"RR-5", "--peer", "classic"}, true)).getMessage()
+                .contains("built for Artemis only"));
+        assertTrue(assertThrows(OptionException.class, () -> RunCommand.parse(new String[] {"RR-4", "--tls", "jdk"},
+                true)).getMessage().contains("--tls is measured on one Wharf instance only"));
+        assertTrue(assertThrows(OptionException.class, () -> RunCommand.parse(new String[] {"RR-4", "--persistent",
+                "--peer", "relay"}, true)).getMessage().contains("non-persistent"));
+        // what the peers run stays taken
+        RunCommand.parse(new String[] {"RR-4", "--persistent"}, true);
+        RunCommand.parse(new String[] {"RR-5"}, true);
+        RunCommand.parse(new String[] {"RR-1", "--peer", "relay"}, true);
+        RunCommand.parse(new String[] {"RR-1", "--tls", "jdk"}, false);
+    }
+
     @Test
     void pubSubStepsSubscribersOrDummies() {
         RunSettings n = RunCommand.parse(new String[] {"PS-N", "--subscribers", "1,10,100"}, true).settings();

@@ -15,7 +15,9 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Locale;
 import java.util.concurrent.Callable;
 
@@ -31,25 +33,10 @@ import java.util.concurrent.Callable;
  * skipped; words are split as a shell does ({@link StatementWords}).
  */
 @Command(name = "admin", mixinStandardHelpOptions = true, modelTransformer = AdminCommand.CommandFollows.class,
-        description = {"Administers a running queue manager: queues, messages, connections, subscriptions (like "
-                + "runmqsc). One COMMAND from the arguments; without one, the commands of --file or standard input,"
-                + " one per line, or a prompt at a terminal. Options go before the command.", ""},
-        footer = {"", "Commands (docs/operations.md shows each with its output; 'wharf admin display queues --help' the "
-                + "options of one):",
-                "  define queue NAME [--max-depth N]",
-                "  alter queue NAME [--max-depth N|default]",
-                "  delete queue NAME [--force]",
-                "  display queues [PATTERN]        display queue NAME",
-                "  clear queue NAME",
-                "  browse queue NAME [--limit N] [--selector S] [--hex]",
-                "  move --from Q --to Q [--selector S] [--limit N]",
-                "  copy --from Q --to Q [--selector S] [--limit N]",
-                "  display connections             end connection ID",
-                "  display subscriptions           delete subscription NAME [--client-id ID]",
-                "  display server",
-                "",
-                "Exit status: 0 done; 1 the server refused a command (in a script: any command); 2 a command is "
-                        + "wrong; 3 the server does not answer."})
+        description = {"Administers a running queue manager: queues, messages, connections, subscriptions, XA "
+                + "branches in doubt, channels, the members of a replicated queue manager (like runmqsc). One COMMAND "
+                + "from the arguments; without one, the commands of --file or standard input, one per line, or a "
+                + "prompt at a terminal. Options go before the command.", ""})
 final class AdminCommand implements Callable<Integer> {
 
     private static final String PROMPT = "wharf> ";
@@ -76,8 +63,23 @@ final class AdminCommand implements Callable<Integer> {
         @Override
         public CommandSpec transform(CommandSpec spec) {
             spec.parser().stopAtPositional(true);
+            // the footer is made only when the help is shown: every other run of wharf leaves the commands' model alone
+            Map<String, CommandLine.IHelpSectionRenderer> sections =
+                    new LinkedHashMap<>(spec.usageMessage().sectionMap());
+            sections.put(CommandLine.Model.UsageMessageSpec.SECTION_KEY_FOOTER, help -> footer());
+            spec.usageMessage().sectionMap(sections);
             return spec;
         }
+    }
+
+    /** The help's footer: every command {@link AdminStatements} runs, made from them, and the exit statuses. */
+    static String footer() {
+        StringBuilder footer = new StringBuilder(String.format("%nCommands (docs/operations.md shows each with its "
+                + "output; 'wharf admin help VERB' describes a verb,%n'wharf admin display queues --help' the options "
+                + "of one):%n"));
+        AdminStatements.synopses().forEach(line -> footer.append("  ").append(line).append(System.lineSeparator()));
+        return footer.append(String.format("%nExit status: 0 done; 1 the server refused a command (in a script: any "
+                + "command); 2 a command is wrong;%n3 the server does not answer.%n")).toString();
     }
 
     @Override

@@ -82,7 +82,9 @@ final class AdminOutput {
                 + duration(s.get("uptimeMillis").asLong()) + ")");
         StringBuilder listeners = new StringBuilder();
         s.get("listeners").forEach(l -> listeners.append(listeners.length() == 0 ? "" : ", ").append(l.asText()));
-        fields.add("listeners", listeners);
+        // a replica's own status: none until it is elected (its client ports answer this status alone)
+        fields.add("listeners", listeners.length() > 0 ? listeners
+                : "none: a replica, which serves no applications until it is elected active");
         fields.add("data directory", s.get("dataDirectory").asText());
         // a replica's own status (over its HTTP listener) has no queue manager's: no journal, queues or connections
         if (s.has("journalBytes")) {
@@ -121,8 +123,9 @@ final class AdminOutput {
                         : ", " + installed + " installed from the active member since this member started"));
             }
             if (r.has("journalFiles") && r.get("journalFiles").asInt() >= 0) {
-                fields.add("journal", bytes(r.get("journalBytes").asLong()) + " in " + r.get("journalFiles").asInt()
-                        + " files (this replica's)");
+                int files = r.get("journalFiles").asInt();
+                fields.add("journal", bytes(r.get("journalBytes").asLong()) + " in " + files
+                        + (files == 1 ? " file" : " files") + " (this replica's)");
             }
             StringBuilder group = new StringBuilder();
             r.get("members").fields().forEachRemaining(m -> group.append(group.length() == 0 ? "" : ", ")

@@ -86,6 +86,57 @@ final class AdminStatements implements Runnable, AutoCloseable {
     }
 
     /**
+     * One line per command, for {@code wharf admin --help}: its words, its parameters and required options, then the
+     * others (each, when it takes three or fewer; else {@code [options]}), made from the commands themselves.
+     */
+    static List<String> synopses() {
+        PrintWriter nowhere = new PrintWriter(java.io.Writer.nullWriter());
+        List<String> lines = new ArrayList<>();
+        for (CommandLine command : new AdminStatements(null, nowhere, nowhere, false).commandLine.getSubcommands()
+                .values()) {
+            if (command.getCommand() instanceof CommandLine.HelpCommand) {
+                continue;
+            }
+            if (command.getSubcommands().isEmpty()) {
+                lines.add(synopsis(command.getCommandName(), command.getCommandSpec()));
+            }
+            for (CommandLine object : new java.util.TreeMap<>(command.getSubcommands()).values()) {
+                lines.add(synopsis(command.getCommandName() + " " + object.getCommandName(), object.getCommandSpec()));
+            }
+        }
+        return lines;
+    }
+
+    private static String synopsis(String words, CommandSpec command) {
+        StringBuilder line = new StringBuilder(words);
+        for (CommandLine.Model.PositionalParamSpec parameter : command.positionalParameters()) {
+            line.append(' ').append(parameter.arity().min() == 0 ? "[" + parameter.paramLabel() + "]"
+                    : parameter.paramLabel());
+        }
+        List<CommandLine.Model.OptionSpec> others = new ArrayList<>();
+        for (CommandLine.Model.OptionSpec option : command.options()) {
+            if (option.usageHelp() || option.versionHelp()) {
+                continue;
+            }
+            if (option.required()) {
+                line.append(' ').append(synopsis(option));
+            } else {
+                others.add(option);
+            }
+        }
+        if (others.size() > 3) {
+            line.append(" [options]");
+        } else {
+            others.forEach(option -> line.append(" [").append(synopsis(option)).append(']'));
+        }
+        return line.toString();
+    }
+
+    private static String synopsis(CommandLine.Model.OptionSpec option) {
+        return option.arity().max() == 0 ? option.longestName() : option.longestName() + " " + option.paramLabel();
+    }
+
+    /**
      * Runs one command.
      *
      * @param words the command's words, e.g. {@code [display, queue, ORDERS]}
@@ -120,8 +171,9 @@ final class AdminStatements implements Runnable, AutoCloseable {
     }
 
     @Command(name = "switchover", mixinStandardHelpOptions = true, description = "Hands the active role of a "
-            + "replicated queue manager to a replica (a planned switchover): it takes over, clients reconnect "
-            + "to it, and this member ends, to be started again as a replica.")
+            + "replicated queue manager to a replica (a planned switchover), on its active member: the replica takes"
+            + " over, clients reconnect to it, and this member stops serving them and rejoins as a replica in its"
+            + " process (docs/resilience.md).")
     int switchover(@Option(names = "--to", paramLabel = "ID", description = "The member to hand it to (default: the "
             + "replica least behind).") String to) {
         return send("switchover", arguments(ReplicationCommands.MEMBER, to),
@@ -473,7 +525,8 @@ final class AdminStatements implements Runnable, AutoCloseable {
             + " or a channel, or removes a member from a replicated queue manager.")
     final class Delete extends Verb {
         @Command(name = "member", mixinStandardHelpOptions = true, description = "Removes a member from a replicated"
-                + " queue manager, on its active member (docs/resilience.md); stop it afterwards.")
+                + " queue manager, on its active member (docs/resilience.md). Stop the member first (a removed member"
+                + " left running goes on calling elections) and wipe its data directory before it ever joins again.")
         int member(@Parameters(paramLabel = "ID") String id) {
             return send("delete-member", arguments(ReplicationCommands.MEMBER, id),
                     result -> done(() -> out.println(result.asText())));
@@ -518,7 +571,9 @@ final class AdminStatements implements Runnable, AutoCloseable {
         }
     }
 
-    @Command(name = "display", description = "Shows queues, connections, subscriptions, prepared XA branches or the server.")
+    @Command(name = "display", description = "Shows queues, the queue aliases and remote queues (names),"
+            + " connections, subscriptions, prepared XA branches, channels and their status (chstatus), the"
+            + " publish/subscribe hierarchy (pubsub), the settings in force or the server.")
     final class Display extends Verb {
         @Command(name = "queues", mixinStandardHelpOptions = true, description = "Lists the queues: depth, max depth, consumers, producers, oldest "
                 + "message, counters, origin.")

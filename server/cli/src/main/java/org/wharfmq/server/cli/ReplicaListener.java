@@ -25,22 +25,36 @@ import java.util.function.Supplier;
  * (its {@code http:} block; beside its client ports' status sessions, {@link org.wharfmq.server.transport.StatusListener})
  * for two routes, with the users and permissions of its security file as on the active
  * instance: {@code GET /api/display-server}, the admin command {@code display-server} as the console's API answers
- * it ({@link ReplicaStatusReport}), and {@code GET /metrics} ({@link ReplicaMetrics}). Both need the {@code monitor} permission, as there.
+ * it ({@link ReplicaStatusReport}), and {@code GET /metrics} ({@link ReplicaMetrics}); its {@code GET /}, the console's
+ * page on the active member, says where the console is (503). Each needs the {@code monitor} permission, as there.
  * Closed before the member takes over, so the queue manager's own HTTP listener opens on the same port.
  */
 final class ReplicaListener implements AutoCloseable {
 
     /** The route of the status, as the console's API names the admin command. */
     static final String STATUS_PATH = "/api/display-server";
+    /** Where the active member's web console is, which a replica answers with where to find it. */
+    static final String CONSOLE_PATH = "/";
 
     private final HttpPlugin http;
     private final ReplicaMetrics metrics;
     private final HttpRoutes.Registration status;
+    private final HttpRoutes.Registration console;
 
-    private ReplicaListener(HttpPlugin http, ReplicaMetrics metrics, HttpRoutes.Registration status) {
+    private ReplicaListener(HttpPlugin http, ReplicaMetrics metrics, HttpRoutes.Registration status,
+                            HttpRoutes.Registration console) {
         this.http = http;
         this.metrics = metrics;
         this.status = status;
+        this.console = console;
+    }
+
+    /** What the console's address answers on a replica (503): where the console is, and what this listener serves. */
+    static String consoleElsewhere(ReplicaStatusReport status) {
+        return "This HTTP listener is a replica's: the web console runs on the active member of the replicated queue"
+                + " manager, and here once this member is elected active. " + status.activeMember() + " Open the"
+                + " console at the active member's HTTP listener ('wharf admin --url URL display server' at any member"
+                + " names it); here GET " + STATUS_PATH + " answers with this member's own status, and /metrics.";
     }
 
     /**
@@ -56,7 +70,10 @@ final class ReplicaListener implements AutoCloseable {
         ReplicaMetrics metrics = ReplicaMetrics.register(http.routes(), config.name(), state);
         HttpRoutes.Registration route = http.routes().get(STATUS_PATH, Permission.MONITOR,
                 call -> HttpAnswer.json(status.status()));
-        ReplicaListener listener = new ReplicaListener(http, metrics, route);
+        // the console's address on a replica: where the console is, rather than "no resource at '/'"
+        HttpRoutes.Registration console = http.routes().get(CONSOLE_PATH, Permission.MONITOR,
+                call -> HttpAnswer.refusal(503, consoleElsewhere(status)));
+        ReplicaListener listener = new ReplicaListener(http, metrics, route, console);
         try {
             http.start(new ReplicaHost(config, logins, access));
         } catch (Exception | Error e) {
@@ -68,6 +85,7 @@ final class ReplicaListener implements AutoCloseable {
 
     @Override
     public void close() {
+        console.close();
         status.close();
         metrics.close();
         http.close();

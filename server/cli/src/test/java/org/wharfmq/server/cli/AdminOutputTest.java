@@ -51,11 +51,36 @@ class AdminOutputTest {
         assertFalse(out.contains("c in sync"), out);
     }
 
+    /**
+     * A replica's own status (its client port's status session, or its HTTP listener) has no listeners: the line
+     * said nothing at all ("listeners" and blanks), and its journal "in 1 files".
+     */
+    @Test
+    void aReplicasOwnStatusSaysWhyItHasNoListeners() {
+        ReplicationState state = new ReplicationState("WHARF", "b", "FOLLOWER", "c", 13, 4728, 4728, 3, 0,
+                Map.of("a", 0L, "b", 0L, "c", 0L), Map.of("a", "mq1:7420", "b", "mq2:7420", "c", "mq3:7420"),
+                Map.of("c", 54L), Map.of(), 455_324L, 1, -1, 0, 0, Set.of());
+
+        String out = displayServer(state, false);
+
+        assertTrue(out.contains("listeners       none: a replica, which serves no applications until it is elected"
+                + " active"), out);
+        assertTrue(out.contains("in 1 file (this replica's)"), out);
+    }
+
     private static String displayServer(ReplicationState state) {
+        return displayServer(state, true);
+    }
+
+    private static String displayServer(ReplicationState state, boolean listening) {
         ObjectNode status = JSON.createObjectNode()
                 .put("name", "WHARF").put("version", "0.1.0-SNAPSHOT").put("startedAt", 0L).put("uptimeMillis", 58_000L)
                 .put("dataDirectory", "/var/wharf/data").put("heapUsedBytes", 1L << 20).put("heapMaxBytes", 1L << 30);
-        status.putArray("listeners").add("tcp://0.0.0.0:7414");
+        if (listening) {
+            status.putArray("listeners").add("tcp://0.0.0.0:7414");
+        } else {
+            status.putArray("listeners");
+        }
         status.set("replication", JSON.valueToTree(state));
         StringWriter text = new StringWriter();
         try (PrintWriter out = new PrintWriter(text)) {

@@ -115,6 +115,11 @@ class ReplicatedMembersTest {
                     assertTrue(bob.body().contains("bob"), bob.body());
                     assertEquals(401, get(i, "/api/display-server", null).statusCode(), "no login");
                     assertEquals(403, get(i, "/metrics", "bob").statusCode(), "bob's metrics");
+                    // the console's address said only "No resource at '/'" (404) to a browser opening it on a replica
+                    HttpResponse<String> console = get(i, "/", "root");
+                    assertEquals(503, console.statusCode(), console.body());
+                    assertTrue(console.body().contains("the web console runs on the active member")
+                            && console.body().contains("follows the active member " + activeId), console.body());
                 }
             }
             statusSessionOnAReplica(active == 0 ? 1 : 0, active);
@@ -194,7 +199,7 @@ class ReplicatedMembersTest {
         String[] shown = adminProcess("mon", "--url", replica, "display", "server");
         assertEquals("0", shown[0], shown[2]);
         assertTrue(shown[1].contains("member " + IDS[i] + " of group TEST, FOLLOWER (active: " + IDS[active])
-                && shown[1].contains("last applied") && shown[1].contains("files (this replica's)"), shown[1]);
+                && shown[1].contains("last applied") && shown[1].contains(" (this replica's)"), shown[1]);
 
         // an application: refused before it logs in, and its address list finds the active member
         javax.jms.JMSException refused = org.junit.jupiter.api.Assertions.assertThrows(javax.jms.JMSException.class,

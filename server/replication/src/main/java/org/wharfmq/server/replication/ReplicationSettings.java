@@ -31,7 +31,7 @@ import java.util.Map;
  *   snapshotLogBytes: 268435456  # a snapshot, and the log purged, every this many bytes of log (the default)
  *   logFileBytes: 33554432       # the Raft log's files (the default); only whole files are purged
  *   electionTimeoutMillis: 1000  # a replica hearing nothing from the active member for 1 to 1.5 s elects another
- *   probeActiveMember: false     # true: a replica elects at once when the silent active member's port is closed
+ *   probeActiveMember: true      # a replica elects at once when the silent active member's port is closed
  *   tls:
  *     keyStore: /etc/wharf/member-a.p12      # this member's key and certificate (PKCS#12)
  *     keyStorePassword: ...

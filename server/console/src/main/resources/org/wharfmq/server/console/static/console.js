@@ -606,8 +606,8 @@ function memberActions(id) {
 }
 
 async function switchover(id) {
-  if (!await confirmed('Hand the active role to member ' + id + '? This member stops serving clients and ends (start'
-    + ' it again to rejoin as a replica); clients reconnect to ' + id + ', transactions open now are rolled back.'
+  if (!await confirmed('Hand the active role to member ' + id + '? This member stops serving clients and rejoins as'
+    + ' a replica in its process; clients reconnect to ' + id + ', transactions open now are rolled back.'
     + ' The third member must run.')) return;
   run('Switchover to member ' + id, 'switchover', { member: id }, text => text);
 }
