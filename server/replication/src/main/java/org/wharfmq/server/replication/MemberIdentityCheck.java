@@ -49,7 +49,8 @@ import java.util.function.Predicate;
  *
  * <p>Requests of Ratis's client and admin protocols carry a client id, not a member id: of those a member takes only
  * the stale read of a member's settings check ({@link SettingsCheck}), and only from a certificate whose CN is a member
- * it knows: in its configuration file, or in the group's configuration (during a change, the old members and the new).
+ * it knows: of the group's configuration (during a change, the old members and the new; its configuration file's
+ * until its log runs), so not a member removed from the group.
  * A member being added is neither until the change names it, so its own check at its start is refused; the active
  * member asks it for its settings when it is defined instead ({@link MemberChanges#add}). The group's writes, member
  * changes and leadership transfers are made by the active member itself, in its process, so any other (a write, which
@@ -61,29 +62,33 @@ final class MemberIdentityCheck implements ServerInterceptor {
     private static final System.Logger LOG = System.getLogger(MemberIdentityCheck.class.getName());
 
     private final String group;
-    /** The ids of the members in this member's configuration file (its replication block). */
-    private final Set<String> members;
-    /** Whether an id is a member of the group's configuration (this member's Raft log's): {@link #groupMembers}. */
-    private volatile Predicate<String> groupMembers = id -> false;
+    /**
+     * Whether an id is a member this member knows: of its configuration file's members (its replication block) until
+     * its log runs, then of the group's configuration ({@link #groupMembers}).
+     */
+    private volatile Predicate<String> members;
     private final Pacing audits;
 
     MemberIdentityCheck(String group, Set<String> members, Duration auditEvery) {
         this.group = group;
-        this.members = Set.copyOf(members);
+        this.members = Set.copyOf(members)::contains;
         this.audits = new Pacing(auditEvery);
     }
 
-    /** Says which ids are members of the group's configuration (once the member's log runs), besides its file's. */
+    /**
+     * Says which ids are members of the group's configuration, once the member's log runs: from then on those alone
+     * are known (a member removed from the group is known no more, though a file not updated yet still lists it).
+     */
     void groupMembers(Predicate<String> isMember) {
-        this.groupMembers = isMember;
+        this.members = isMember;
     }
 
     /**
-     * Whether {@code member} (a certificate's CN) is a member this member knows: in its configuration file or in the
-     * group's configuration (during a change, the old members and the new).
+     * Whether {@code member} (a certificate's CN) is a member this member knows: one of the group's configuration
+     * (during a change, the old members and the new); its configuration file's until its log runs.
      */
     private boolean knows(String member) {
-        return member != null && (members.contains(member) || groupMembers.test(member));
+        return member != null && members.test(member);
     }
 
     @Override
@@ -192,8 +197,7 @@ final class MemberIdentityCheck implements ServerInterceptor {
                 + MemberCertificateCheck.quoted(String.valueOf(subject)) + "'): a read of the group's settings is "
                 + "answered only to a member of the group, and the certificate names "
                 + (member == null ? "no member (its subject has no CN)" : "'" + MemberCertificateCheck.quoted(member)
-                + "' (its CN), which is no member of the group (this member's configuration file or the group's "
-                + "configuration)") + ". A member's certificate names its member id as its subject's CN: give a "
+                + "' (its CN), which is no member of the group (its configuration)") + ". A member's certificate names its member id as its subject's CN: give a "
                 + "member a certificate of the group's CA with CN=<its id> (docs/resilience.md, \"How it works\"). A "
                 + "member being added is known once it is added: started before, its own check is refused, and the "
                 + "active member compares its settings when it is defined (define member). If this is no member, "

@@ -172,6 +172,47 @@ class MemberIdentityTest {
         }
     }
 
+    /**
+     * A member removed from the group is known no more, though the others' configuration files (here: the founders'
+     * list, a, b, c) still name it until an operator updates them: its certificate's read of the group's settings is
+     * refused by the members left (so is its start of an election in the active member's name, the other request a
+     * member takes from a member it knows, {@link ActiveMemberProbe}). Before, the file's members stayed known.
+     */
+    @Test
+    void aMemberRemovedFromTheGroupIsKnownNoMore(@TempDir Path dir) throws Exception {
+        try (Trio trio = new Trio(dir, ReplicationConfiguration.Timings.DEFAULT)) {
+            List<Member> four = new ArrayList<>(trio.membership.members());
+            Member d = new Member("d", "127.0.0.1", Trio.freePort(), dir.resolve("d"));
+            four.add(d);
+            try (ReplicatedLog joined = ReplicatedLog.start(new Membership("TEST", four), "d",
+                    Trio.memberTls(trio.ca, "d"), new RecordingSink(), ActiveListener.NONE, trio.timings,
+                    Trio.SETTINGS, Duration.ZERO)) {
+                new MemberChanges(trio.log(trio.awaitActive()), "TEST", trio.timings.electionTimeoutMax(), Trio.WAIT)
+                        .add("d", d.address());
+                int active = trio.awaitActive();
+                int removed = (active + 1) % 3;
+                String id = trio.membership.members().get(removed).id();
+                new MemberChanges(trio.log(active), "TEST", trio.timings.electionTimeoutMax(), Trio.WAIT).remove(id);
+                List<RaftPeer> left = peers(trio).stream().filter(p -> !p.getId().toString().equals(id)).toList();
+                for (int i = 0; i < 3; i++) {
+                    int member = i;
+                    if (i != removed) {
+                        Trio.await("member " + i + " to have the change", () -> !trio.log(member).isMember(id));
+                    }
+                }
+                try (RaftClient client = client(trio, id)) {
+                    for (RaftPeer member : left) {
+                        String causes = refusal(() -> send(client, trio, member, Message.EMPTY,
+                                RaftClientRequest.staleReadRequestType(-1)), "member " + member.getId());
+                        assertTrue(causes.contains("PERMISSION_DENIED") && causes.contains("the certificate names '"
+                                + id + "' (its CN), which is no member of the group"),
+                                "member " + member.getId() + ": " + causes);
+                    }
+                }
+            }
+        }
+    }
+
     private static List<RaftPeer> peers(Trio trio) {
         return trio.membership.members().stream()
                 .map(m -> RaftPeer.newBuilder().setId(m.id()).setAddress(m.address()).build()).toList();
