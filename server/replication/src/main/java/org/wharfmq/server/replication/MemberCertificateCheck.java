@@ -8,6 +8,8 @@ import java.net.Socket;
 import java.security.cert.CertificateException;
 import java.security.cert.X509Certificate;
 import java.time.Duration;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.Function;
 import java.util.function.Supplier;
 
@@ -21,7 +23,9 @@ import java.util.function.Supplier;
  * Called by the transport's threads (gRPC's event loops), any number at once: the pacing is a compare-and-set.
  *
  * <p>A member called must also be the member at the address called: its certificate's subject CN is its member id
- * ({@link #membersAt}); one that is not is refused in the handshake, with an audit line.
+ * ({@link #membersAt}: the group's members, and the member being added, at the address {@code define member} gives);
+ * one that is not is refused in the handshake, with an audit line, and the refusal is kept for the command adding it
+ * ({@link #refusedCall}).
  */
 final class MemberCertificateCheck extends X509ExtendedTrustManager {
 
@@ -34,6 +38,12 @@ final class MemberCertificateCheck extends X509ExtendedTrustManager {
     private final Pacing identityRefusals;
     /** Which member is at an address: {@link #membersAt}; none until the member's log says. */
     private volatile Function<String, String> memberAt = address -> null;
+    /**
+     * The latest refusal of the member called at each address (host:port), until one called there is taken: what
+     * {@code define member} answers when the member it adds shows another's certificate ({@link #refusedCall}). At
+     * most one per address a member is expected at (the group's members and the one being added).
+     */
+    private final Map<String, String> refusedCalls = new ConcurrentHashMap<>();
 
     MemberCertificateCheck(X509ExtendedTrustManager ca, Duration warnEvery) {
         this.ca = ca;
@@ -97,13 +107,15 @@ final class MemberCertificateCheck extends X509ExtendedTrustManager {
         if (engine.getPeerHost() == null) {
             return;
         }
-        String expected = memberAt.apply(engine.getPeerHost() + ":" + engine.getPeerPort());
+        String address = engine.getPeerHost() + ":" + engine.getPeerPort();
+        String expected = memberAt.apply(address);
         if (expected == null) {
             return;
         }
         String subject = chain[0].getSubjectX500Principal().getName();
         String named = MemberIdentityCheck.commonName(subject);
         if (expected.equals(named)) {
+            refusedCalls.remove(address);
             return;
         }
         String refusal = "replication member at " + engine.getPeerHost() + ":" + engine.getPeerPort() + " called as "
@@ -112,11 +124,25 @@ final class MemberCertificateCheck extends X509ExtendedTrustManager {
                 + ": a member's certificate names its member id as its subject's CN. Give member '" + expected
                 + "' a certificate of the group's CA with CN=" + expected + " (docs/resilience.md, \"How it works\"); "
                 + "if the process at that address is no member, find who holds a key of the group's CA.";
+        refusedCalls.put(address, refusal);
         long others = identityRefusals.turn();
         if (others >= 0) {
             AuditLog.peerRefused(refusal + Pacing.others(others, "refusals"));
         }
         throw new CertificateException(refusal);
+    }
+
+    /**
+     * Why the member called at {@code address} (host:port) was refused last, since a member called there was taken or
+     * {@link #forget} was; null when it was not.
+     */
+    String refusedCall(String address) {
+        return refusedCalls.get(address);
+    }
+
+    /** Forgets the refusals of the member called at {@code address}: a check starting afresh. */
+    void forget(String address) {
+        refusedCalls.remove(address);
     }
 
     @Override
@@ -167,11 +193,16 @@ final class MemberCertificateCheck extends X509ExtendedTrustManager {
 
     /** {@code text} as a log line may quote it: control characters replaced, at most {@link #NAME_CHARS}. */
     static String quoted(String text) {
-        StringBuilder out = new StringBuilder(Math.min(text.length(), NAME_CHARS));
-        for (int i = 0; i < text.length() && i < NAME_CHARS; i++) {
+        return quoted(text, NAME_CHARS);
+    }
+
+    /** {@code text} as a log line may quote it: control characters replaced, at most {@code max}. */
+    static String quoted(String text, int max) {
+        StringBuilder out = new StringBuilder(Math.min(text.length(), max));
+        for (int i = 0; i < text.length() && i < max; i++) {
             char c = text.charAt(i);
             out.append(Character.isISOControl(c) ? '?' : c);
         }
-        return text.length() > NAME_CHARS ? out + "..." : out.toString();
+        return text.length() > max ? out + "..." : out.toString();
     }
 }

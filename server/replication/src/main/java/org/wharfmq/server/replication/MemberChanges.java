@@ -4,6 +4,7 @@ import org.apache.ratis.protocol.exceptions.ReconfigurationInProgressException;
 import org.apache.ratis.protocol.exceptions.ReconfigurationTimeoutException;
 
 import java.time.Duration;
+import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeMap;
@@ -19,6 +20,10 @@ import java.util.concurrent.locks.LockSupport;
  * has committed it. The new members are then in every member's Raft log, which is where a member reads them when it
  * starts again (docs/resilience.md, "Adding, removing and replacing a member").
  *
+ * <p>A new member is asked for its settings first ({@link #checkNew}): that call, and every call of the change to its
+ * address, must find a certificate naming it (its CN is its id, {@link MemberCertificateCheck}), else the change is
+ * refused naming the certificate; and its settings must be the group's.
+ *
  * <p>Threads: admin command threads; {@link #underWay} lets one change run at a time (Ratis refuses a second one
  * anyway, less clearly).
  *
@@ -31,6 +36,8 @@ final class MemberChanges {
     private static final System.Logger LOG = System.getLogger(MemberChanges.class.getName());
     /** The pause before asking again while Ratis still ends an earlier attempt. */
     private static final long RETRY_PAUSE_NANOS = TimeUnit.MILLISECONDS.toNanos(200);
+    /** The pause before asking a member being added again, when it did not answer (not started yet). */
+    private static final long ASK_PAUSE_NANOS = TimeUnit.MILLISECONDS.toNanos(500);
 
     private final ReplicatedLog log;
     private final String group;
@@ -49,7 +56,9 @@ final class MemberChanges {
 
     /**
      * Adds member {@code id} at {@code address} (its replication listener, host:port): it must run already, started
-     * with the new member list, so that the active member can bring it up to date before it counts.
+     * with the new member list, so that the active member can bring it up to date before it counts. First it is asked
+     * for its settings ({@link #checkNew}), which binds it to {@code id}: the member called at {@code address} must
+     * show a certificate naming {@code id}, from this read on through the change (Ratis's staging).
      */
     String add(String id, String address) {
         int port = Member.port(address == null ? "" : address);
@@ -71,11 +80,12 @@ final class MemberChanges {
         });
         Map<String, String> wanted = new TreeMap<>(members);
         wanted.put(id, address);
-        return change("add member " + id, wanted, "Member " + id + " (" + address + ") joined replication group '"
+        String fix = "Start member " + id + " first (wharf server --replica " + id + ", its replication.members "
+                + "listing " + wanted.keySet() + "), check that it reaches the others, then define it again.";
+        return change("add member " + id, wanted, deadline -> checkNew(id, address, wanted, deadline, fix),
+                () -> refusedCall(id, address), "Member " + id + " (" + address + ") joined replication group '"
                 + group + "': its members are " + wanted.keySet() + ". Make replication.members the same list in "
-                + "every member's configuration file.", "Start member " + id + " first (wharf server --replica " + id
-                + ", its replication.members listing " + wanted.keySet() + "), check that it reaches the others, "
-                + "then define it again.");
+                + "every member's configuration file.", fix);
     }
 
     /**
@@ -110,7 +120,9 @@ final class MemberChanges {
                     + "majority of them is " + majority + ", so the group would stop taking work. Start the members "
                     + "that do not answer, or wait until 'display server' shows them in sync, then remove " + id + ".");
         }
-        return change("remove member " + id, wanted, "Member " + id + " left replication group '" + group
+        return change("remove member " + id, wanted, deadline -> {
+        }, () -> {
+        }, "Member " + id + " left replication group '" + group
                 + "': its members are " + wanted.keySet() + ". Keep member " + id + " stopped (it takes no part any "
                 + "more), and make replication.members the same list in every member's configuration file.",
                 "Check with 'display server' that the members answer, then remove " + id + " again.");
@@ -138,7 +150,64 @@ final class MemberChanges {
         return failure instanceof ReconfigurationTimeoutException;
     }
 
-    private String change(String what, Map<String, String> wanted, String done, String fix) {
+    /** What is checked before a change, under way already, within the change's time: throws when refused. */
+    @FunctionalInterface
+    private interface Check {
+        void run(long deadline);
+    }
+
+    /**
+     * Asks member {@code id}, to be added at {@code address}, for its settings until it answers or {@code deadline}
+     * (the operator may start it a moment after defining it): refused, naming the certificate, when the member called
+     * there shows another's certificate ({@link MemberCertificateCheck}), when it refuses the read (it does not list
+     * this member), when its settings differ from the group's, and when it never answers. The members do not answer
+     * its own check at its start (they do not know it yet: {@link MemberIdentityCheck}), so this is where its
+     * settings are compared.
+     */
+    private void checkNew(String id, String address, Map<String, String> wanted, long deadline, String fix) {
+        String stay = " The members stay " + log.members().keySet() + ".";
+        while (true) {
+            SettingsCheck.Answer answer = log.askSettings(id, address, wanted);
+            refusedCall(id, address);
+            if (answer.settings() != null) {
+                GroupSettings own = log.settings();
+                List<String> differ = own.differences(answer.settings());
+                if (differ.isEmpty()) {
+                    return;
+                }
+                throw new IllegalArgumentException("Replication group '" + group + "' cannot add member " + id + ": "
+                        + String.join(" ", differ.stream().map(setting -> SettingsCheck.refusal(group, id,
+                        answer.settings(), log.id(), own, setting)).toList()) + " Then define member " + id + " again."
+                        + stay);
+            }
+            if (answer.refused()) {
+                throw new IllegalArgumentException("Replication group '" + group + "' cannot add member " + id
+                        + " at " + address + ": " + answer.failure() + ". List the group's members, " + wanted.keySet()
+                        + ", in its replication.members, start it again, then define it again." + stay);
+            }
+            if (System.nanoTime() >= deadline) {
+                throw new IllegalStateException("Replication group '" + group + "' could not add member " + id
+                        + ": it did not answer at " + address + " (" + answer.failure() + ")." + stay + " " + fix);
+            }
+            LockSupport.parkNanos(ASK_PAUSE_NANOS); // a closed port answers at once: no busy loop
+        }
+    }
+
+    /** Refused when the member called at {@code address} as member {@code id} showed another's certificate. */
+    private void refusedCall(String id, String address) {
+        String refused = log.refusedCall(address);
+        if (refused != null) {
+            throw new IllegalArgumentException("Replication group '" + group + "' cannot add member " + id + ": "
+                    + refused + " The members stay " + log.members().keySet() + ".");
+        }
+    }
+
+    /**
+     * Makes the change {@code what} to {@code wanted}: {@code check} first, and {@code refused} after each attempt
+     * that failed (throws when a member being added was refused as it was called meanwhile: said at once).
+     */
+    private String change(String what, Map<String, String> wanted, Check check, Runnable refused, String done,
+                          String fix) {
         synchronized (this) {
             if (underWay != null) {
                 throw new IllegalStateException("Cannot " + what + ": '" + underWay + "' is under way in replication "
@@ -152,16 +221,18 @@ final class MemberChanges {
             }
             underWay = what;
         }
-        LOG.log(System.Logger.Level.INFO, () -> "Replication member " + log.id() + ": " + what + ", members to be "
-                + wanted);
         long deadline = System.nanoTime() + timeout.toNanos();
         try {
+            check.run(deadline);
+            LOG.log(System.Logger.Level.INFO, () -> "Replication member " + log.id() + ": " + what + ", members to "
+                    + "be " + wanted);
             for (int attempt = 1; ; attempt++) {
                 try {
                     log.setMembers(wanted).get(timeout.toMillis(), TimeUnit.MILLISECONDS);
                     LOG.log(System.Logger.Level.INFO, () -> "Replication member " + log.id() + ": " + done);
                     return done;
                 } catch (ExecutionException e) {
+                    refused.run();
                     if (!again(e.getCause(), deadline)) {
                         throw new IllegalStateException("Replication group '" + group + "' could not " + what + ": "
                                 + e.getCause().getMessage() + ". The members stay " + log.members().keySet() + ". "

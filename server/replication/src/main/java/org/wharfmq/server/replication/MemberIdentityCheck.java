@@ -28,6 +28,7 @@ import java.security.cert.Certificate;
 import java.security.cert.X509Certificate;
 import java.time.Duration;
 import java.util.Set;
+import java.util.function.Predicate;
 
 /**
  * Binds each incoming replication connection to the member its certificate names: a member's certificate's subject
@@ -36,9 +37,9 @@ import java.util.Set;
  * index) must speak as that member. The TLS handshake ({@link MemberCertificateCheck}) proved the certificate is the
  * group's CA's; this proves the member id is the certificate's, so that a member's key (or any other certificate
  * of that CA) cannot vote or append as another member. One exception: an election's start may name the gone active
- * member as its requestor when a configured member's certificate sends it, as {@link ActiveMemberProbe} does (Ratis
- * takes a start only from the leader a follower last knew, so the member that found the leader gone asks in its
- * name); a certificate that names no configured member cannot. A request that speaks as another member ends its
+ * member as its requestor when a certificate of a member this member knows sends it, as {@link ActiveMemberProbe}
+ * does (Ratis takes a start only from the leader a follower last knew, so the member that found the leader gone asks
+ * in its name); a certificate that names no member it knows cannot. A request that speaks as another member ends its
  * call with {@code PERMISSION_DENIED}, naming the member it spoke as, the certificate's name, why and the fix, and
  * is an audit line (paced: at most one per {@link ReplicationConfiguration#REFUSAL_WARNING_EVERY}, counting the
  * others, since a refused peer tries again at every heartbeat).
@@ -47,24 +48,47 @@ import java.util.Set;
  * the request's requestor id against the certificate's CN, kept per call as bytes; nothing allocated.
  *
  * <p>Requests of Ratis's client and admin protocols carry a client id, not a member id: of those a member takes only
- * the stale read of a starting member's settings check ({@link SettingsCheck}). The group's writes, member changes and
- * leadership transfers are made by the active member itself, in its process, so any other (a write, which Ratis's
- * leader would append, a change of the members, a leadership transfer) is refused the same way: no certificate of the
- * CA can write to the log or change the group from outside.
+ * the stale read of a member's settings check ({@link SettingsCheck}), and only from a certificate whose CN is a member
+ * it knows: of the group's configuration (during a change, the old members and the new; its configuration file's
+ * until its log runs), so not a member removed from the group.
+ * A member being added is neither until the change names it, so its own check at its start is refused; the active
+ * member asks it for its settings when it is defined instead ({@link MemberChanges#add}). The group's writes, member
+ * changes and leadership transfers are made by the active member itself, in its process, so any other (a write, which
+ * Ratis's leader would append, a change of the members, a leadership transfer) is refused the same way: no
+ * certificate of the CA can write to the log or change the group from outside.
  */
 final class MemberIdentityCheck implements ServerInterceptor {
 
     private static final System.Logger LOG = System.getLogger(MemberIdentityCheck.class.getName());
 
     private final String group;
-    /** The configured members' ids: the certificates that may start an election in the gone active member's name. */
-    private final Set<String> members;
+    /**
+     * Whether an id is a member this member knows: of its configuration file's members (its replication block) until
+     * its log runs, then of the group's configuration ({@link #groupMembers}).
+     */
+    private volatile Predicate<String> members;
     private final Pacing audits;
 
     MemberIdentityCheck(String group, Set<String> members, Duration auditEvery) {
         this.group = group;
-        this.members = Set.copyOf(members);
+        this.members = Set.copyOf(members)::contains;
         this.audits = new Pacing(auditEvery);
+    }
+
+    /**
+     * Says which ids are members of the group's configuration, once the member's log runs: from then on those alone
+     * are known (a member removed from the group is known no more, though a file not updated yet still lists it).
+     */
+    void groupMembers(Predicate<String> isMember) {
+        this.members = isMember;
+    }
+
+    /**
+     * Whether {@code member} (a certificate's CN) is a member this member knows: one of the group's configuration
+     * (during a change, the old members and the new); its configuration file's until its log runs.
+     */
+    private boolean knows(String member) {
+        return member != null && members.test(member);
     }
 
     @Override
@@ -92,14 +116,14 @@ final class MemberIdentityCheck implements ServerInterceptor {
                 }
                 String refusal;
                 if (message instanceof RaftClientRequestProto client) {
-                    if (client.hasStaleRead()) {
-                        super.onMessage(message); // a starting member's settings check (SettingsCheck)
+                    if (client.hasStaleRead() && knows(member)) {
+                        super.onMessage(message); // a member's settings check (SettingsCheck)
                         return;
                     }
-                    refusal = notTaken(peer, subject, "a request of Ratis's client protocol ("
-                            + client.getTypeCase() + ")");
-                } else if (message instanceof StartLeaderElectionRequestProto && member != null
-                        && members.contains(member)) {
+                    refusal = client.hasStaleRead() ? notAMember(peer, subject, member)
+                            : notTaken(peer, subject, "a request of Ratis's client protocol (" + client.getTypeCase()
+                            + ")");
+                } else if (message instanceof StartLeaderElectionRequestProto && knows(member)) {
                     super.onMessage(message); // a member standing in for the gone active one (ActiveMemberProbe)
                     return;
                 } else {
@@ -162,10 +186,22 @@ final class MemberIdentityCheck implements ServerInterceptor {
     private String notTaken(SocketAddress peer, String subject, String what) {
         return "replication member connection from " + peer + " of group '" + group + "' (certificate '"
                 + MemberCertificateCheck.quoted(String.valueOf(subject)) + "'): " + what + " is not taken over the "
-                + "network: a member takes only another starting member's check of its settings (a stale read); the "
+                + "network: a member takes only another member's check of its settings (a stale read); the "
                 + "group's writes, member changes and leadership transfers are the active member's own, asked of it with "
                 + "wharf admin (docs/resilience.md, \"How it works\"). If this is no member, find who holds a key of "
                 + "the group's CA.";
+    }
+
+    private String notAMember(SocketAddress peer, String subject, String member) {
+        return "replication member connection from " + peer + " of group '" + group + "' (certificate '"
+                + MemberCertificateCheck.quoted(String.valueOf(subject)) + "'): a read of the group's settings is "
+                + "answered only to a member of the group, and the certificate names "
+                + (member == null ? "no member (its subject has no CN)" : "'" + MemberCertificateCheck.quoted(member)
+                + "' (its CN), which is no member of the group (its configuration)") + ". A member's certificate names its member id as its subject's CN: give a "
+                + "member a certificate of the group's CA with CN=<its id> (docs/resilience.md, \"How it works\"). A "
+                + "member being added is known once it is added: started before, its own check is refused, and the "
+                + "active member compares its settings when it is defined (define member). If this is no member, "
+                + "find who holds a key of the group's CA.";
     }
 
     private String spokeAsAnother(String spokeAs, String subject, String member, SocketAddress peer) {

@@ -93,14 +93,29 @@ public final class ReplicatedLog implements AutoCloseable {
      * one thread calls it here ({@link BatchSubmitter}), so the entries are appended in the order submitted.
      */
     private final RaftClientAsynchronousProtocol division;
+    /** The settings every member shares: this member's ({@link SettingsCheck}). */
+    private final GroupSettings settings;
+    /** Mutual TLS for this member's reads of another member's settings ({@link #askSettings}). */
+    private final Parameters clientTls;
+    /** The check of the members this member calls, when its credentials have it; else null. */
+    private final MemberCertificateCheck called;
+    /**
+     * The members last asked for ({@link #setMembers}, {@link #askSettings}): where a member being added is, before
+     * the group's configuration names it ({@link #memberAt}).
+     */
+    private volatile Map<String, String> asked = Map.of();
     /** While this member does not lead, its channels to the others connect again within a heartbeat interval. */
     private PeerReconnects reconnects;
     /** While this member follows, it elects at once when the silent active member is gone; null when off. */
     private ActiveMemberProbe probe;
 
     private ReplicatedLog(Membership membership, Member self, RaftServer server, RaftGroupId groupId,
-                          JournalStateMachine stateMachine, int maxBatchBytes) throws IOException {
+                          JournalStateMachine stateMachine, int maxBatchBytes, GroupSettings settings,
+                          MemberTls tls) throws IOException {
         this.membership = membership;
+        this.settings = settings;
+        this.clientTls = clientParameters(tls);
+        this.called = tls.trustManager() instanceof MemberCertificateCheck check ? check : null;
         this.self = self;
         this.server = server;
         this.groupId = groupId;
@@ -162,12 +177,15 @@ public final class ReplicatedLog implements AutoCloseable {
         if (called != null) {
             called.membersAt(address -> memberAt(listed(membership), address));
         }
+        MemberIdentityCheck identities = new MemberIdentityCheck(membership.group(),
+                membership.members().stream().map(Member::id).collect(Collectors.toSet()),
+                ReplicationConfiguration.REFUSAL_WARNING_EVERY);
         RaftServer server = RaftServer.newBuilder()
                 .setServerId(RaftPeerId.valueOf(self.id()))
                 .setGroup(group)
                 .setStateMachine(stateMachine)
                 .setProperties(properties(self, directory, timings))
-                .setParameters(parameters(tls, membership))
+                .setParameters(serverParameters(tls, identities))
                 .setOption(existing ? RaftStorage.StartupOption.RECOVER : RaftStorage.StartupOption.FORMAT)
                 .build();
         try {
@@ -179,7 +197,7 @@ public final class ReplicatedLog implements AutoCloseable {
         ReplicatedLog log;
         try {
             stateMachine.stopOnClose(LogCacheEviction.of(server.getDivision(groupId).getRaftLog()));
-            log = new ReplicatedLog(membership, self, server, groupId, stateMachine, maxBatchBytes);
+            log = new ReplicatedLog(membership, self, server, groupId, stateMachine, maxBatchBytes, settings, tls);
             long heartbeat = ReplicationConfiguration.heartbeatIntervalMillis(timings.electionTimeoutMin().toMillis());
             log.reconnects = PeerReconnects.start(server, log::division, self.id(), heartbeat);
             log.probe = timings.probeActiveMember()
@@ -188,9 +206,10 @@ public final class ReplicatedLog implements AutoCloseable {
             server.close();
             throw e;
         }
+        ReplicatedLog started = log;
+        identities.groupMembers(started::isMember);
         if (called != null) {
-            ReplicatedLog started = log;
-            called.membersAt(address -> started.memberAt(address));
+            called.membersAt(started::memberAt);
         }
         built.complete(log);
         LOG.log(System.Logger.Level.INFO, () -> "Replication member " + self.id() + " of group '" + membership.group()
@@ -199,7 +218,7 @@ public final class ReplicatedLog implements AutoCloseable {
         Map<String, String> listed = listed(membership);
         Map<String, String> logged = log.members();
         List<String> differ = settingsCheck.isZero() ? List.of() : SettingsCheck.compare(membership.group(), groupId,
-                self.id(), settings, logged.isEmpty() ? listed : logged, parameters(tls, membership), settingsCheck);
+                self.id(), settings, logged.isEmpty() ? listed : logged, log.clientTls, settingsCheck);
         if (!differ.isEmpty()) {
             log.close();
             throw new IllegalArgumentException(String.join(" ", differ));
@@ -228,15 +247,18 @@ public final class ReplicatedLog implements AutoCloseable {
 
     /**
      * Mutual TLS on the server, client and admin sides alike: no replication connection is plain; and each incoming
-     * connection's requests bound to the member its certificate names ({@link MemberIdentityCheck}).
+     * connection's requests bound to the member its certificate names ({@code identities}).
      */
-    private static Parameters parameters(MemberTls tls, Membership membership) {
+    private static Parameters serverParameters(MemberTls tls, MemberIdentityCheck identities) {
+        Parameters parameters = clientParameters(tls);
+        GrpcConfigKeys.Server.setServicesCustomizer(parameters, (server, services) -> server.intercept(identities));
+        return parameters;
+    }
+
+    /** Mutual TLS for this member's calls as a client of another's (a read of its settings). */
+    private static Parameters clientParameters(MemberTls tls) {
         Parameters parameters = new Parameters();
         GrpcConfigKeys.TLS.setConf(parameters, new GrpcTlsConfig(tls.keyManager(), tls.trustManager(), true));
-        MemberIdentityCheck identities = new MemberIdentityCheck(membership.group(),
-                membership.members().stream().map(Member::id).collect(Collectors.toSet()),
-                ReplicationConfiguration.REFUSAL_WARNING_EVERY);
-        GrpcConfigKeys.Server.setServicesCustomizer(parameters, (server, services) -> server.intercept(identities));
         return parameters;
     }
 
@@ -392,6 +414,7 @@ public final class ReplicatedLog implements AutoCloseable {
      * or a new member did not catch up in time.
      */
     public CompletableFuture<Void> setMembers(Map<String, String> members) {
+        asked = Map.copyOf(members);
         List<RaftPeer> peers = members.entrySet().stream()
                 .map(m -> RaftPeer.newBuilder().setId(m.getKey()).setAddress(m.getValue()).build())
                 .toList();
@@ -439,7 +462,8 @@ public final class ReplicatedLog implements AutoCloseable {
 
     /**
      * The id of the member at {@code address} ({@code host:port}) in the group's configuration, the members being
-     * changed included; null when none is there.
+     * changed included, else among the members last asked for (a member being added, before the configuration names
+     * it: Ratis's staging); null when none is there.
      */
     String memberAt(String address) {
         RaftServer.Division division = division();
@@ -456,7 +480,42 @@ public final class ReplicatedLog implements AutoCloseable {
                 return peer.getId().toString();
             }
         }
-        return null;
+        return memberAt(asked, address);
+    }
+
+    /** Whether {@code id} is a member of the group's configuration, the members being changed included. */
+    boolean isMember(String id) {
+        RaftServer.Division division = division();
+        if (division == null) {
+            return false;
+        }
+        // by name: RaftPeerId.valueOf keeps every id it is given, and the id here is a peer's certificate's CN
+        return division.getRaftConf().getCurrentPeers().stream().anyMatch(p -> p.getId().toString().equals(id))
+                || division.getRaftConf().getPreviousPeers().stream().anyMatch(p -> p.getId().toString().equals(id));
+    }
+
+    /**
+     * Asks member {@code id}, about to be added at {@code address} (the group to be {@code wanted}), for its settings,
+     * the call bound to it: from now on a member called at {@code address} must show a certificate naming {@code id}
+     * ({@link #memberAt}), and a refusal of it is {@link #refusedCall}'s.
+     */
+    SettingsCheck.Answer askSettings(String id, String address, Map<String, String> wanted) {
+        asked = Map.copyOf(wanted);
+        if (called != null) {
+            called.forget(address);
+        }
+        return SettingsCheck.ask(groupId, Map.of(id, address), clientTls,
+                ReplicationConfiguration.SETTINGS_CHECK_TIMEOUT).get(id);
+    }
+
+    /** Why the member called at {@code address} was refused last (it showed another's certificate), or null. */
+    String refusedCall(String address) {
+        return called == null ? null : called.refusedCall(address);
+    }
+
+    /** This member's settings, which every member shares. */
+    GroupSettings settings() {
+        return settings;
     }
 
     /** The id of the member at {@code address} of {@code members} (id to address); null when none is there. */
