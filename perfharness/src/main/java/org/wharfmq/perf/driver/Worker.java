@@ -29,6 +29,11 @@ abstract class Worker implements Runnable {
     protected final int deliveryMode;
     protected final long receiveTimeoutMillis;
     protected Session session;
+    /**
+     * When the current operation was due ({@link Pacer#pace}): under {@code -rt} its place in the schedule, which a
+     * worker that fell behind has passed when it starts; unpaced, when it started. Latencies are timed from it.
+     */
+    protected long dueNanos;
     private final SharedConnections connections;
     private int uncommitted;
 
@@ -58,7 +63,7 @@ abstract class Worker implements Runnable {
             Pacer pacer = new Pacer(options.rate());
             boolean first = true;
             while (control.running()) {
-                pacer.pace();
+                dueNanos = pacer.pace();
                 iterate();
                 if (first) {
                     control.firstOperationEnded();
@@ -126,7 +131,7 @@ abstract class Worker implements Runnable {
         }
     }
 
-    /** Records a round trip that started at {@code startNanos}, if the warm-up is over. */
+    /** Records a round trip that started at {@code startNanos} (its {@link #dueNanos}), if the warm-up is over. */
     protected final void recordLatency(long startNanos) {
         if (control.measuring()) {
             latencies.recordValue(Math.max(0, (System.nanoTime() - startNanos) / 1000));
