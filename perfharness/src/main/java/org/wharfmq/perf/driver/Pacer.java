@@ -10,7 +10,8 @@ import java.util.function.LongSupplier;
  * (a reply that took 3 s at 10 operations a second) sends the operations it owes at once, and each of them waited
  * from its due time, not the few milliseconds of its own round trip. Timed from the late start, the catch-up's
  * round trips hid the wait (coordinated omission: in RR-RATED's 4,000 step on 2 cores a requester JVM catching up
- * made the step's median 140 ms while three of four JVMs' requesters waited 1.2 to 2.9 s).
+ * made the step's median 140 ms while three of four JVMs' requesters waited 1.2 to 2.9 s). The schedule starts afresh
+ * when the measured period does ({@link #skipTo}): what a worker still owed from the warm-up is dropped, not counted.
  *
  * <p>The workers of a driver start together, so at a rate of 1.5 a second a thousand rated requesters send in bursts
  * every 667 ms. Spreading their first requests over the period was tried and taken back: on one shared machine each
@@ -34,6 +35,18 @@ final class Pacer {
         this.periodNanos = rate > 0 ? (long) (1_000_000_000L / rate) : 0;
         this.clock = clock;
         this.next = clock.getAsLong();
+    }
+
+    /**
+     * Starts the schedule afresh at {@code nanos} (the end of the warm-up) if the worker is behind it: the operations
+     * due before it and not yet begun are dropped rather than sent late, so that a worker that fell behind in the
+     * warm-up (a cold JVM, a server still compiling) carries no debt into the measured period. A worker on time keeps
+     * its schedule.
+     */
+    void skipTo(long nanos) {
+        if (periodNanos > 0 && next < nanos) {
+            next = nanos;
+        }
     }
 
     /**

@@ -34,6 +34,27 @@ class PacerTest {
         }
     }
 
+    /**
+     * What a worker still owed when the warm-up ended (it fell behind a cold JVM) is dropped: its first operation of the
+     * measured period is due at the period's start, not 2.4 s before it; a worker on time keeps its schedule.
+     */
+    @Test
+    void whatTheWarmUpStillOwedIsDroppedWhenTheMeasuredPeriodStarts() {
+        AtomicLong clock = new AtomicLong(0);
+        Pacer behind = new Pacer(10, clock::get);
+        assertEquals(0, behind.pace());
+        clock.set(3_000 * MS);
+        behind.skipTo(2_500 * MS);   // the measured period began at 2.5 s, the worker 29 operations behind
+        assertEquals(2_500 * MS, behind.pace(), "the period's first due time, not the warm-up's 100 ms");
+        assertEquals(2_600 * MS, behind.pace(), "and the schedule on from it");
+
+        Pacer onTime = new Pacer(10, clock::get);
+        assertEquals(3_000 * MS, onTime.pace());
+        onTime.skipTo(3_050 * MS);
+        clock.set(3_100 * MS);
+        assertEquals(3_100 * MS, onTime.pace(), "due 100 ms after the last, as before the skip");
+    }
+
     @Test
     void anUnpacedWorkerIsTimedFromItsStart() {
         AtomicLong clock = new AtomicLong(5 * MS);
