@@ -178,7 +178,8 @@ public interface Management {
     /**
      * As {@link #systemQueue}, for a queue whose messages stay in memory, never paged (policy block, its producers
      * never held for its few bytes): a receiver channel's sync records, which each batch's commit takes by a
-     * selector among the messages waiting in memory.
+     * selector among the messages waiting in memory. What it has paged already (at recovery, past three quarters of
+     * the server's budget) is read back before it returns. Waits for disk reads: not on an event loop.
      */
     void systemQueueInMemory(String name);
 }

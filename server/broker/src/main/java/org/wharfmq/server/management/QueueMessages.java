@@ -127,8 +127,8 @@ final class QueueMessages {
                         break;
                     }
                     storeMove(original, copy, wait);
+                    from.acknowledge(original); // first: whoever receives the copy finds the original gone
                     to.offer(copy);
-                    from.acknowledge(original);
                 }
             } finally {
                 for (int j = i; j < batch.size(); j++) {

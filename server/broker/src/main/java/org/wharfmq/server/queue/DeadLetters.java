@@ -85,8 +85,9 @@ public final class DeadLetters {
      * given up here.
      */
     public void moveFromQueue(QueuedMessage message, String reason) {
-        moveStored(message, reason);
-        message.queue().removeDeadLettered(message);
+        QueuedMessage letter = deadLetter(message, reason);
+        message.queue().removeDeadLettered(message); // first: whoever receives the letter finds the original gone
+        letter.queue().offer(letter);
     }
 
     /**
@@ -145,8 +146,8 @@ public final class DeadLetters {
                 }
             });
         }
+        from.removeDeadLettered(message); // first: whoever receives the letter finds the original gone
         target.offer(letter);
-        from.removeDeadLettered(message);
     }
 
     /**
@@ -155,6 +156,15 @@ public final class DeadLetters {
      * ({@link StoredMessage#persistent()}) has a stored dead letter, in its place.
      */
     public void moveStored(StoredMessage message, String reason) {
+        QueuedMessage letter = deadLetter(message, reason);
+        letter.queue().offer(letter);
+    }
+
+    /**
+     * {@link #moveStored}'s dead letter of {@code message}, stored in its place and counted on the dead-letter queue,
+     * not yet offered there.
+     */
+    private QueuedMessage deadLetter(StoredMessage message, String reason) {
         boolean journaled = persistence.stores(message);
         ByteBuf original = message.content();
         String messageId = messageIdOf(original);
@@ -177,7 +187,7 @@ public final class DeadLetters {
                 }
             });
         }
-        deadLetterQueue.offer(letter);
+        return letter;
     }
 
     /**

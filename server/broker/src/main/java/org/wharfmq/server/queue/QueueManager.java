@@ -724,11 +724,35 @@ public final class QueueManager implements AutoCloseable {
     /**
      * As {@link #systemQueue}, with the policy block, so that its messages stay in memory whatever the server's
      * budget holds (a paging queue would page them past three quarters of it): for a few small records that are taken
-     * by a selector among the messages waiting in memory (a receiver channel's sync records).
+     * by a selector among the messages waiting in memory (a receiver channel's sync records). What it has paged
+     * already (recovery pages a queue of the server-wide policy page like any other once the budget passes three
+     * quarters, and an older build paged this one at run time) is read back now, before it returns: while one message
+     * is paged, every new one is paged behind it, and a queue nobody consumes from reads nothing back by itself. From
+     * then on nothing of it is paged. Waits for the paging thread's disk reads: never call it on an event loop.
+     *
+     * @throws WharfException INTERNAL_ERROR when its page files cannot be read (its paging failure, and the fix)
      */
     public LocalQueue systemQueueInMemory(String name) {
         LocalQueue queue = systemQueue(name);
         configure(queue, QueueDefinition.named(name).with(QueueConfiguration.POLICY, MemoryPolicy.BLOCK.toString()));
+        long paged = queue.paged();
+        if (paged > 0) {
+            LOG.log(System.Logger.Level.INFO, "Queue '" + name + "' had " + paged + " messages paged (at recovery,"
+                    + " past three quarters of the memory budget, or by an older build): read back into memory, where"
+                    + " they stay");
+        }
+        while (paged > 0 && queue.readBackNow()) {
+            long left = queue.paged();
+            if (left >= paged) { // nothing came back: its page files cannot be read
+                throw new WharfException(ErrorCode.INTERNAL_ERROR, "Queue '" + name + "' keeps " + left + " paged"
+                        + " messages that must be in memory (its records are taken by a selector among the messages"
+                        + " waiting there), and its page files could not be read back ("
+                        + (queue.pagingFailure() == null ? "the paging thread read none" : queue.pagingFailure())
+                        + "). Free or repair the disk of the data directory's page files and start the queue manager"
+                        + " again.");
+            }
+            paged = left;
+        }
         return queue;
     }
 

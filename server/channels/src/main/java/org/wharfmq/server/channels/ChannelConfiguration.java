@@ -138,7 +138,8 @@ public final class ChannelConfiguration {
      * The most of the server's memory budget (maxMemoryBytes) one batch a receiver holds may take, in percent: a batch
      * that holds more (its messages' lengths, and the server's overhead per message, as a queue counts them) can never
      * be put whatever frees, so it is refused and its sender stops, saying so. What a receiver holds of all its
-     * partners' batches counts against the whole budget: a batch that finds no room is refused and sent again later.
+     * partners' batches (the buffers their messages were read in, which may be more than their lengths) counts against
+     * the whole budget: a batch that finds no room is refused and sent again later.
      */
     public static final int BATCH_BUDGET_PERCENT = 25;
     /**

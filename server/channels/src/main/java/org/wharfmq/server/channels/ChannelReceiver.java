@@ -54,15 +54,19 @@ import java.util.concurrent.atomic.AtomicBoolean;
  * {@code normal}, nor the sender sending one of them again outside the batches). One its queue refuses goes to the
  * dead-letter queue with the reason at once.
  *
- * <p>Bounds: a batch's messages are held until its partner ends it, and ended batches until they commit, each
- * message's bytes counted against the server's memory budget meanwhile ({@link MemoryBudget#add}: no lock, no
- * allocation). A message the budget has no room for drops its batch (what was held of it is let go, the rest is
- * dropped as it comes), which is refused when it ends, for the sender to send again later; a batch holding more than
- * {@link ChannelConfiguration#BATCH_BUDGET_PERCENT} of the budget is dropped the same way and refused for good
- * ({@link ErrorCode#CHANNEL_STOPPED}: its sender stops, saying why). The receiver never stops reading its partner nor
- * waits for room, so a channel cannot stall on a budget its own batches fill. Beside the budget, a partner may send no
- * more than a sender does: {@link ChannelConfiguration#MAX_BATCH_SIZE} messages and
- * {@link ChannelConfiguration#MAX_BATCH_BYTES} bytes (and one message) in a batch, and
+ * <p>Bounds: a batch's messages are held until its partner ends it, and ended batches until they commit, counted
+ * against the server's memory budget meanwhile ({@link MemoryBudget#add}: no lock, no allocation) as what they keep:
+ * each message is a slice of the buffer it was read in, which it keeps whole, so a batch counts each such buffer's
+ * capacity once and {@link Configuration#MESSAGE_OVERHEAD_BYTES} a message (a partner that sends its messages one a
+ * read holds a read buffer of {@link Configuration#CHANNEL_READ_BYTES} or more a message, not its length). A message
+ * the budget has no room for drops its batch (what was held of it is let go, the rest is dropped as it comes), which
+ * is refused when it ends, for the sender to send again later (by then its messages wait on its transmission queue
+ * and go in a burst, a read holding many); a batch whose messages' lengths and overhead pass
+ * {@link ChannelConfiguration#BATCH_BUDGET_PERCENT} of the budget (what its sender's batchBytes governs) is dropped
+ * the same way and refused for good ({@link ErrorCode#CHANNEL_STOPPED}: its sender stops, saying why). The receiver
+ * never stops reading its partner nor waits for room, so a channel cannot stall on a budget its own batches fill.
+ * Beside the budget, a partner may send no more than a sender does: {@link ChannelConfiguration#MAX_BATCH_SIZE}
+ * messages and {@link ChannelConfiguration#MAX_BATCH_BYTES} bytes (and one message) in a batch, and
  * {@link ChannelConfiguration#MAX_PIPELINE_LENGTH} batches ended and not answered (and one for slack); one that sends
  * more is closed, saying so, and audited.
  *
@@ -254,13 +258,17 @@ final class ChannelReceiver implements AutoCloseable {
 
     /** What {@code wharf admin display chstatus} shows. Any thread. */
     ChannelStatus status() {
+        // the counters before the numbers: a batch's commit moves the numbers first, so a status that counts a
+        // batch's messages shows its sequence number too
+        long messages = received.messages();
+        long bytes = received.bytes();
+        long batches = received.batches();
         ReceiverState shown = reported;
         ChannelDefinition d = definition;
         boolean running = this.running.get();
         return new ChannelStatus(d.name(), "receiver", running ? "RUNNING" : "INACTIVE",
-                d.partnerQueueManager(), null, received.messages(), shown.sequence(), shown.batchId(),
-                received.bytes(), received.batches(), null, false, null,
-                running && agreedSpeed != null ? agreedSpeed.text() : null);
+                d.partnerQueueManager(), null, messages, shown.sequence(), shown.batchId(), bytes, batches, null, false,
+                null, running && agreedSpeed != null ? agreedSpeed.text() : null);
     }
 
     /**
@@ -277,7 +285,8 @@ final class ChannelReceiver implements AutoCloseable {
      * ({@code forGood} false: the sender sends it again later), or the batch holds more than a receiver holds of one
      * ({@link ChannelConfiguration#BATCH_BUDGET_PERCENT} of the budget: {@code forGood}, its sender stops).
      *
-     * @param held   the bytes the batch held, this message's included, when it was refused
+     * @param held   when it was refused, this message included: for good, its messages' lengths and the overhead
+     *               of each; else what it held of the budget (the buffers its messages were read in, and the overhead)
      * @param used   what the budget held then
      */
     private record Refused(boolean forGood, long held, long used) {
@@ -306,8 +315,22 @@ final class ChannelReceiver implements AutoCloseable {
         /** The most of it one batch may hold ({@link ChannelConfiguration#BATCH_BUDGET_PERCENT}). */
         private final long batchBudgetBytes = (long) (budget.maxBytes()
                 * (ChannelConfiguration.BATCH_BUDGET_PERCENT / 100.0));
-        /** What {@link #batch} holds of the budget: its messages' lengths and the overhead of each, as queues count. */
+        /**
+         * What {@link #batch} holds of the budget: the buffers its messages were read in (each message a slice of one,
+         * which it keeps whole: {@link #readBuffer}), each counted once, and the overhead of each message, as queues
+         * count it.
+         */
         private long heldBytes;
+        /**
+         * {@link #batch}'s messages' lengths and the overhead of each: what the batch holds wherever its messages were
+         * read, which its sender's batchBytes bounds ({@link #batchBudgetBytes} refuses it for good past it).
+         */
+        private long sizeBytes;
+        /**
+         * The buffer the last message of {@link #batch} was read in, counted in {@link #heldBytes}; null when the batch
+         * holds none. Compared only: the batch keeps it alive (that message's slice), so it is no buffer recycled.
+         */
+        private ByteBuf lastBuffer;
         /** Why this batch's messages are dropped as they come; null while it is held. */
         private Refused refused;
         /** How many of this batch's messages were dropped ({@link #refused}). */
@@ -354,11 +377,14 @@ final class ChannelReceiver implements AutoCloseable {
                 }
             }
             gatheredBytes += message.readableBytes();
-            long counted = message.readableBytes() + Configuration.MESSAGE_OVERHEAD_BYTES;
-            if (refused == null && heldBytes + counted > batchBudgetBytes) {
-                refuse(true, counted);
+            long size = message.readableBytes() + Configuration.MESSAGE_OVERHEAD_BYTES;
+            // the messages of one read come one after another: its buffer counted with the first held
+            ByteBuf buffer = readBuffer(message);
+            long counted = Configuration.MESSAGE_OVERHEAD_BYTES + (buffer == lastBuffer ? 0 : buffer.capacity());
+            if (refused == null && sizeBytes + size > batchBudgetBytes) {
+                refuse(true, sizeBytes + size);
             } else if (refused == null && !budget.hasRoomFor(counted)) {
-                refuse(false, counted);
+                refuse(false, heldBytes + counted);
             }
             if (refused != null) {
                 dropped++;
@@ -367,20 +393,30 @@ final class ChannelReceiver implements AutoCloseable {
             }
             budget.add(counted);
             heldBytes += counted;
+            sizeBytes += size;
+            lastBuffer = buffer;
             batch.add(message);
         }
 
         /**
          * Drops this batch's messages, those held and those still to come, giving their bytes back to the budget: it
-         * is refused when it ends ({@link #commit}), for good or to be sent again.
+         * is refused when it ends ({@link #commit}), for good or to be sent again. {@code held}: what it would have
+         * held with the message that met the limit (its size for good, its bytes of the budget else).
          */
-        private void refuse(boolean forGood, long counted) {
-            refused = new Refused(forGood, heldBytes + counted, budget.usedBytes());
+        private void refuse(boolean forGood, long held) {
+            refused = new Refused(forGood, held, budget.usedBytes());
             dropped += batch.size();
             batch.forEach(ByteBuf::release);
             batch.clear();
+            releaseHeld();
+        }
+
+        /** This batch holds nothing of the budget from now on (its messages let go, or handed to {@link Ended}). */
+        private void releaseHeld() {
             budget.release(heldBytes);
             heldBytes = 0;
+            sizeBytes = 0;
+            lastBuffer = null;
         }
 
         /**
@@ -425,7 +461,9 @@ final class ChannelReceiver implements AutoCloseable {
             fast = new ArrayList<>();
             fastBytes = 0;
             gatheredBytes = 0;
-            heldBytes = 0;
+            heldBytes = 0; // Ended's to release now
+            sizeBytes = 0;
+            lastBuffer = null;
             refused = null;
             dropped = 0;
             if (ending != null) {
@@ -452,8 +490,7 @@ final class ChannelReceiver implements AutoCloseable {
             closed = true;
             batch.forEach(ByteBuf::release);
             batch = List.of();
-            budget.release(heldBytes);
-            heldBytes = 0;
+            releaseHeld();
             Ended notCommitted;
             while ((notCommitted = waiting.poll()) != null) { // not committed: their sender resolves them
                 drop(notCommitted);
@@ -580,7 +617,8 @@ final class ChannelReceiver implements AutoCloseable {
             return new WharfException(ErrorCode.QUEUE_FULL, "queue manager " + qm + "'s memory budget for messages"
                     + " had no room for it: it held " + r.used() + " of its " + budget.maxBytes() + " bytes ("
                     + budget.setting() + "), and the batch's messages, held until it ends, would hold " + r.held()
-                    + " more, so they were dropped as they came. Nothing of it is put; the sender sends it again after"
+                    + " more (the buffers they were read in and " + Configuration.MESSAGE_OVERHEAD_BYTES + " bytes"
+                    + " each), so they were dropped as they came. Nothing of it is put; the sender sends it again after"
                     + " its retry interval. If this lasts, let the consumers of queue manager " + qm + "'s queues"
                     + " catch up (wharf admin display server shows the budget), or raise maxMemoryBytes.");
         }
@@ -670,6 +708,19 @@ final class ChannelReceiver implements AutoCloseable {
                     + "' could not take the sequence number " + resetSequence + " its sender was reset to: "
                     + e.getMessage() + ". The sender tries again when it opens the channel next.", 0, 0));
         }
+    }
+
+    /**
+     * The buffer {@code message} is a slice of, which it keeps whole while it is held: the buffer it was read in (the
+     * decoder's cumulation: a read's buffer of at least {@link Configuration#CHANNEL_READ_BYTES}, or one that gathered
+     * a frame across reads), or a large frame's own. No allocation.
+     */
+    private static ByteBuf readBuffer(ByteBuf message) {
+        ByteBuf buffer = message;
+        for (ByteBuf under = buffer.unwrap(); under != null; under = buffer.unwrap()) {
+            buffer = under;
+        }
+        return buffer;
     }
 
     /**

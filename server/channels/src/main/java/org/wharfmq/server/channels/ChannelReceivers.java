@@ -48,7 +48,8 @@ final class ChannelReceivers implements ChannelAcceptor, AutoCloseable {
 
     /** Connects each receiver in-VM and reads its sync record. */
     void start() throws Exception {
-        // each commit takes the channel's last record by a selector among those waiting in memory: never paged
+        // each commit takes the channel's last record by a selector among those waiting in memory: never paged, and
+        // what recovery paged (the budget past three quarters) read back before a receiver starts
         host.management().systemQueueInMemory(ChannelConfiguration.SYNC_QUEUE);
         host.management().systemQueue(SystemQueues.DEAD_LETTER_QUEUE); // where refused messages go, autoCreate or not
         for (ChannelReceiver receiver : receivers.values()) {

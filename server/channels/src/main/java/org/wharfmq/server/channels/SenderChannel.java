@@ -213,9 +213,15 @@ final class SenderChannel implements Runnable {
 
     /** What {@code wharf admin display chstatus} shows of it. */
     ChannelStatus status() {
+        // the counters before the numbers: a batch's confirmation moves the numbers first, so a status that counts a
+        // batch's messages shows its sequence number and batch id too
+        long messages = sent.messages();
+        long bytes = sent.bytes();
+        long batches = sent.batches();
+        Reported shown = reported;
         return new ChannelStatus(definition.name(), "sender", status.name(), definition.connection(),
-                definition.transmissionQueue(), sent.messages(), reported.sequence, reported.batchId, sent.bytes(),
-                sent.batches(), null, false, List.of(), stoppedBecause, stoppedBecause == null ? null : stopCause,
+                definition.transmissionQueue(), messages, shown.sequence, shown.batchId, bytes, batches, null, false,
+                List.of(), stoppedBecause, stoppedBecause == null ? null : stopCause,
                 agreedSpeed == null ? null : agreedSpeed.text());
     }
 

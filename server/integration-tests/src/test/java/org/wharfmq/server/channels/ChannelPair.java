@@ -14,8 +14,10 @@ import java.util.function.UnaryOperator;
 /**
  * The two queue managers of a channel test that works one channel by hand: QM2 with local queue ORDERS and receiver
  * TO.QM2 from QM1, on a port of its own that its restarts keep; QM1 with transmission queue QM2, ORDERS a remote queue
- * on QM2, and sender TO.QM2 (batch interval 50 ms, disconnect interval 60 s). Each runs the channels plugin and the
- * admin plugin, made anew at each (re)start; everything is closed, in the reverse order, by {@link #close()}.
+ * on QM2, and sender TO.QM2 (retry interval 50 ms, disconnect interval 60 s, batch interval 0: a batch ends once
+ * the transmission queue is empty, so a commit's messages may cross in more than one). Each runs the channels plugin
+ * and the admin plugin, made anew at each (re)start; everything is closed, in the reverse order, by
+ * {@link #close()}.
  */
 final class ChannelPair implements AutoCloseable {
 

@@ -247,8 +247,11 @@ class ChannelScaleTest {
         TestServer qm2 = servers.start(c -> c.name("QM2").autoCreate(false).maxQueueDepth(2).queue("ORDERS", 1),
                 ChannelDefinition.receiver("TO.QM2", null, "QM1")
                         .withReceiving(ChannelDefinition.NonPersistentSpeed.NORMAL, 1));
+        // one batch of four: the commit's messages may reach the queue one by one, so the batch waits for its fourth
+        // instead of ending when the queue is briefly empty (a first batch of one would commit on ORDERS)
         ChannelsPlugin qm1Channels = new ChannelsPlugin(new ChannelSettings(List.of(ChannelDefinition.sender("TO.QM2",
-                qm2.server().tcpUrl(), "QM2", null, null).withBatchSize(10).withTimes(50, 60_000))));
+                qm2.server().tcpUrl(), "QM2", null, null).withBatchSize(4).withTimes(50, 60_000)
+                .with(ChannelConfiguration.BATCH_INTERVAL_MILLIS, 60_000L))));
         TestServer qm1 = servers.keep(TestServer.start(c -> c.name("QM1").autoCreate(false)
                 .queue(QueueDefinition.transmissionQueue("QM2"))
                 .reference(QueueReference.remote("ORDERS", "ORDERS", "QM2", null)),

@@ -6,6 +6,7 @@ import io.netty.buffer.ByteBufAllocator;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
+import io.netty.channel.SingleThreadEventLoop;
 import io.netty.handler.codec.DecoderException;
 import io.netty.handler.ssl.SslHandler;
 import io.netty.handler.timeout.IdleState;
@@ -28,10 +29,13 @@ import java.util.concurrent.atomic.AtomicBoolean;
  *
  * <p>Frames from application threads go into a multi-producer queue; the first frame of a batch schedules a
  * drain task on the channel's event loop, which writes everything queued and flushes once. The frames of many
- * threads sharing a connection thus leave together, in the order they were queued. On a socket channel (a link on a
- * {@link NetworkLoop}, plain or TLS) the drain copies them into runs of the link kind's size ({@link FrameRuns}): one
- * outbound entry, or one TLS record, per run rather than a header buffer and a message buffer per frame. An in-VM
- * link's frames go as they are.
+ * threads sharing a connection thus leave together, in the order they were queued. A socket link's drain that finds
+ * few frames ({@link ClientConfiguration#LOOK_AGAIN_BELOW_FRAMES}) waits for the loop's next pass first, which starts
+ * at once (its poll does not wait): what that pass's reads queue (the SENDs of other clients of a sender channel's
+ * queue manager) goes in the same write, rather than in one write, one read and one wake-up of the partner each. On
+ * a socket channel (a link on a {@link NetworkLoop}, plain or TLS) the drain copies them into runs of the link kind's
+ * size ({@link FrameRuns}): one outbound entry, or one TLS record, per run rather than a header buffer and a message
+ * buffer per frame. An in-VM link's frames go as they are.
  */
 final class ChannelLink implements FrameLink {
 
@@ -47,6 +51,13 @@ final class ChannelLink implements FrameLink {
     };
     /** How a socket link copies a drain's frames into runs; null on an in-VM link, whose frames go as they are. */
     private final FrameRuns runs;
+    /**
+     * A socket link's drain due has let its loop look once more for what is ready ({@link #drain}); the event loop's.
+     * Never set on an in-VM link.
+     */
+    private boolean lookedForMore;
+    /** Queues the drain again once the loop's pass has ended: it runs in the next pass, after that pass's reads. */
+    private final Runnable drainNextPass = () -> this.channel.eventLoop().execute(this.drain);
     private volatile Channel channel;
 
     /** @param runs how a socket link copies a drain's frames into runs; null on an in-VM link */
@@ -93,6 +104,15 @@ final class ChannelLink implements FrameLink {
     }
 
     private void drain() {
+        if (runs != null && !lookedForMore && pending.size() < ClientConfiguration.LOOK_AGAIN_BELOW_FRAMES
+                && channel.eventLoop() instanceof SingleThreadEventLoop loop) {
+            // a short drain looks once more first: the next pass, which starts at once with this drain queued (a poll
+            // that does not wait), reads what else is ready, and the frames that queues go in this write
+            lookedForMore = true;
+            loop.executeAfterEventLoopIteration(drainNextPass);
+            return;
+        }
+        lookedForMore = false;
         // cleared before polling: a frame queued after this either is polled below or schedules the next drain
         drainScheduled.set(false);
         soonBytes.sending();
@@ -111,6 +131,11 @@ final class ChannelLink implements FrameLink {
             }
             channel.flush();
         }
+    }
+
+    /** The Netty channel (tests count its flushes). */
+    Channel channel() {
+        return channel;
     }
 
     @Override

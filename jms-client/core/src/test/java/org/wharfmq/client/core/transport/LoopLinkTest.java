@@ -3,6 +3,8 @@ package org.wharfmq.client.core.transport;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.CompositeByteBuf;
 import io.netty.buffer.Unpooled;
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.ChannelOutboundHandlerAdapter;
 import io.netty.channel.EventLoop;
 import io.netty.channel.nio.NioEventLoopGroup;
 import io.netty.channel.socket.nio.NioSocketChannel;
@@ -32,6 +34,7 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.IntUnaryOperator;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
@@ -94,15 +97,8 @@ class LoopLinkTest {
             throws Exception {
         try (ServerSocket server = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
             EventLoop loop = group.next();
-            CompletableFuture<Socket> accepted = CompletableFuture.supplyAsync(() -> {
-                try {
-                    return server.accept();
-                } catch (IOException e) {
-                    throw new UncheckedIOException(e);
-                }
-            });
-            FrameLink link = Transport.connect(BrokerAddress.tcp("127.0.0.1", server.getLocalPort()), null,
-                    new IgnoredFrames(), 5000, new NetworkLoop(loop, NioSocketChannel.class));
+            CompletableFuture<Socket> accepted = accepting(server);
+            FrameLink link = plainLink(server, loop);
             try (Socket peer = accepted.get(10, TimeUnit.SECONDS)) {
                 int large = 4 * ClientConfiguration.STAGED_BUFFER_BYTES + 1;
                 int[] lengths = {2300, 2300, 10, -1, 2300, large, 2300, 7000, 7000, 7000};
@@ -145,6 +141,63 @@ class LoopLinkTest {
                 link.close(5000);
             }
         }
+    }
+
+    /**
+     * A frame that a task of the loop queues after a drain became due, before the loop's next pass, goes in the same
+     * write as the frames before it: the drain lets the loop look once more for what is ready (its next pass, which
+     * polls without waiting) before it writes. One flush of the socket, where there were two; both frames arrive
+     * whole and in order.
+     */
+    @Test
+    void aFrameQueuedBeforeTheLoopsNextPassGoesInTheSameWriteAsTheFramesBeforeIt() throws Exception {
+        try (ServerSocket server = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
+            EventLoop loop = group.next();
+            CompletableFuture<Socket> accepted = accepting(server);
+            FrameLink link = plainLink(server, loop);
+            try (Socket peer = accepted.get(10, TimeUnit.SECONDS)) {
+                AtomicInteger flushes = new AtomicInteger();
+                ((ChannelLink) link).channel().pipeline().addFirst(new ChannelOutboundHandlerAdapter() {
+                    @Override
+                    public void flush(ChannelHandlerContext ctx) {
+                        flushes.incrementAndGet();
+                        ctx.flush();
+                    }
+                });
+                loop.submit(() -> {
+                    link.write(new Frame.ChannelFastMessage(Unpooled.wrappedBuffer(body(0, 2300)))); // the drain due
+                    loop.execute(() -> link.write(new Frame.ChannelFastMessage(Unpooled.wrappedBuffer(body(1, 2300)))));
+                }).get(10, TimeUnit.SECONDS);
+                DataInputStream in = new DataInputStream(peer.getInputStream());
+                for (int i = 0; i < 2; i++) {
+                    assertEquals(1 + 2300, in.readInt(), "frame " + i + "'s length");
+                    assertEquals(FrameType.CHANNEL_FAST_MESSAGE.code(), in.readByte(), "frame " + i + "'s type");
+                    byte[] message = new byte[2300];
+                    in.readFully(message);
+                    assertArrayEquals(body(i, 2300), message, "frame " + i + "'s message");
+                }
+                assertEquals(1, loop.submit(flushes::get).get(10, TimeUnit.SECONDS), "both frames in one write");
+            } finally {
+                link.close(5000);
+            }
+        }
+    }
+
+    /** The next connection {@code server} accepts, on a thread of the common pool. */
+    private static CompletableFuture<Socket> accepting(ServerSocket server) {
+        return CompletableFuture.supplyAsync(() -> {
+            try {
+                return server.accept();
+            } catch (IOException e) {
+                throw new UncheckedIOException(e);
+            }
+        });
+    }
+
+    /** A plain link to {@code server} on {@code loop}. */
+    private static FrameLink plainLink(ServerSocket server, EventLoop loop) throws Exception {
+        return Transport.connect(BrokerAddress.tcp("127.0.0.1", server.getLocalPort()), null, new IgnoredFrames(),
+                5000, new NetworkLoop(loop, NioSocketChannel.class));
     }
 
     /** {@code length} bytes {@code (byte) (i + b)} in two components, a header's and a body's. */
