@@ -38,7 +38,6 @@ final class PutGet extends Worker {
     @Override
     void iterate() throws JMSException {
         message.setLongProperty(Tags.SEQUENCE, sequence);
-        long start = System.nanoTime();
         producer.send(message);
         if (options.transacted()) {
             session.commit();
@@ -54,7 +53,7 @@ final class PutGet extends Worker {
             if (n != sequence) {
                 control.duplicate("got message " + n + " of " + name + " while expecting " + sequence);
             } else {
-                recordLatency(start);
+                recordLatency(dueNanos);
                 control.iterationDone();
             }
         }

@@ -23,6 +23,8 @@ import java.util.concurrent.ConcurrentHashMap;
  * With {@code -rm} the request's JMSReplyTo names the reply queue by a queue manager ({@code QM1.R2/REPLY2}), so
  * that the responders' queue manager sends the reply back by that name's route (RR-5); the reply is still read
  * from the reply queue itself.
+ * A round trip is timed from when the request was due: under {@code -rt} its place in the requester's schedule
+ * ({@link Pacer}), so a requester that fell behind and catches up counts the wait; unrated, from its send.
  * Every request carries a sequence number that the responder copies: a reply is accepted only if it answers the
  * request just sent, a reply to a request already answered is a duplicate. A request without its reply within
  * {@code -to} is overdue: the requester goes on with the next, and when the overdue reply comes after all it is late
@@ -42,8 +44,8 @@ class Requestor extends Worker {
     protected long sequence;
     /**
      * This requester's overdue requests (no reply within {@code -to}) whose replies have not come, by sequence, with
-     * the {@link System#nanoTime()} they were sent at; empty while none is overdue. Concurrent because the driver
-     * looks at it after a join that may have timed out.
+     * the {@link System#nanoTime()} they were due at ({@link #dueNanos}); empty while none is overdue. Concurrent
+     * because the driver looks at it after a join that may have timed out.
      */
     private final Map<Long, Long> overdue = new ConcurrentHashMap<>();
     /** Overdue requests found still on the request queue ({@link #stillQueued}), whose late replies may yet come. */
@@ -84,8 +86,7 @@ class Requestor extends Worker {
     @Override
     void iterate() throws JMSException {
         request.setLongProperty(Tags.SEQUENCE, sequence);
-        long start = System.nanoTime();
-        roundTripDone(exchange(session, producer, request, sharedReplyQueue), start);
+        roundTripDone(exchange(session, producer, request, sharedReplyQueue));
     }
 
     /** A request on {@code s} with this run's and this requester's tags; its sequence and reply queue still to set. */
@@ -124,12 +125,15 @@ class Requestor extends Worker {
         return reply;
     }
 
-    /** Counts the round trip of the request just sent, begun at {@code startNanos}: overdue without its reply. */
-    protected final void roundTripDone(Message reply, long startNanos) {
+    /**
+     * Counts the round trip of the request just sent, timed from when it was due ({@link #dueNanos}): overdue without
+     * its reply.
+     */
+    protected final void roundTripDone(Message reply) {
         if (reply == null) {
-            overdue.put(sequence, startNanos);
+            overdue.put(sequence, dueNanos);
         } else {
-            recordLatency(startNanos);
+            recordLatency(dueNanos);
             control.iterationDone();
         }
         sequence++;
@@ -180,11 +184,11 @@ class Requestor extends Worker {
      * run ended. Called by this requester's thread, then by the driver once it has ended.
      */
     final boolean lateReplyOf(long n, Message reply) throws JMSException {
-        Long sentNanos = overdue.remove(n);
-        if (sentNanos == null) {
+        Long dueAt = overdue.remove(n);
+        if (dueAt == null) {
             return queued.remove(n);   // the late reply of a request found still queued: expected, once
         }
-        recordLatency(sentNanos);
+        recordLatency(dueAt);
         control.lateReply();
         if (control.endedBefore(reply.getJMSTimestamp())) {
             control.replyAfterEnd();   // its request was still queued when the run ended

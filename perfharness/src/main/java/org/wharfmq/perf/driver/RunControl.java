@@ -25,7 +25,8 @@ final class RunControl {
     private volatile boolean running = true;
     /** When {@link #stop} was first called, on the wall clock. */
     private volatile long stoppedAtMillis = Long.MAX_VALUE;
-    private volatile boolean measuring;
+    /** When the warm-up ended and the measured period began ({@link System#nanoTime}); {@link #WARMING_UP} till then. */
+    private volatile long measuringSinceNanos = WARMING_UP;
     private final LongAdder iterations = new LongAdder();
     private final AtomicLong losses = new AtomicLong();
     private final AtomicLong late = new AtomicLong();
@@ -95,13 +96,21 @@ final class RunControl {
         return firstOperations.getCount() == 0;
     }
 
+    /** {@link #measuringSinceNanos} during the warm-up. */
+    static final long WARMING_UP = Long.MAX_VALUE;
+
     /** True once the warm-up is over: latencies are recorded only then. */
     boolean measuring() {
-        return measuring;
+        return measuringSinceNanos != WARMING_UP;
+    }
+
+    /** When the measured period began, on {@link System#nanoTime}; {@link #WARMING_UP} before. */
+    long measuringSinceNanos() {
+        return measuringSinceNanos;
     }
 
     void startMeasuring() {
-        measuring = true;
+        measuringSinceNanos = System.nanoTime();
     }
 
     void iterationDone() {

@@ -10,7 +10,8 @@ import javax.jms.Session;
 /**
  * A short session per operation (the seeds' "short sessions"): connect, send one request, take its reply
  * (selected by the request's message id on the shared reply queue {@code -oq}), disconnect: a {@link Requestor}'s
- * exchange on a session of its own. The latency recorded is the whole session's, connect to disconnect.
+ * exchange on a session of its own. The latency recorded is the whole session's, connect to disconnect, timed from
+ * when the session was due under {@code -rt} ({@link Pacer}).
  */
 final class ShortSession extends Requestor {
 
@@ -30,7 +31,6 @@ final class ShortSession extends Requestor {
 
     @Override
     void iterate() throws JMSException {
-        long start = System.nanoTime();
         Message reply;
         try (Connection connection = provider.connect()) {
             connection.start();
@@ -43,6 +43,6 @@ final class ShortSession extends Requestor {
             request.setJMSReplyTo(replyQueue);
             reply = exchange(s, producer, request, replyQueue);
         }
-        roundTripDone(reply, start);
+        roundTripDone(reply);
     }
 }

@@ -29,6 +29,11 @@ abstract class Worker implements Runnable {
     protected final int deliveryMode;
     protected final long receiveTimeoutMillis;
     protected Session session;
+    /**
+     * When the current operation was due ({@link Pacer#pace}): under {@code -rt} its place in the schedule, which a
+     * worker that fell behind has passed when it starts; unpaced, when it started. Latencies are timed from it.
+     */
+    protected long dueNanos;
     private final SharedConnections connections;
     private int uncommitted;
 
@@ -57,8 +62,13 @@ abstract class Worker implements Runnable {
             control.awaitStart();
             Pacer pacer = new Pacer(options.rate());
             boolean first = true;
+            boolean measuring = false;
             while (control.running()) {
-                pacer.pace();
+                if (!measuring && control.measuring()) {
+                    measuring = true;
+                    pacer.skipTo(control.measuringSinceNanos());   // what the warm-up still owed is dropped
+                }
+                dueNanos = pacer.pace();
                 iterate();
                 if (first) {
                     control.firstOperationEnded();
@@ -126,10 +136,15 @@ abstract class Worker implements Runnable {
         }
     }
 
-    /** Records a round trip that started at {@code startNanos}, if the warm-up is over. */
+    /**
+     * Records a round trip that started at {@code startNanos} (its {@link #dueNanos}), if the warm-up is over: timed
+     * from its start or from the end of the warm-up, whichever is later, so that the latencies hold no part of the
+     * warm-up, whose waits (a cold JVM's, a server still compiling) a round trip begun in it would carry.
+     */
     protected final void recordLatency(long startNanos) {
-        if (control.measuring()) {
-            latencies.recordValue(Math.max(0, (System.nanoTime() - startNanos) / 1000));
+        long measuringSince = control.measuringSinceNanos();
+        if (measuringSince != RunControl.WARMING_UP) {
+            latencies.recordValue(Math.max(0, (System.nanoTime() - Math.max(startNanos, measuringSince)) / 1000));
         }
     }
 

@@ -182,9 +182,10 @@ public final class ResultsTable {
     }
 
     /**
-     * The line of a rated row (RR-RATED): per target the clients served, the largest step whose median response stayed
-     * within the threshold, with what stopped the stepping after it ({@link RatedSteps#stoppedByBrief}: a median past the
-     * threshold, a failed check, a limit of the machine the next step was past); its CPU and median are that step's. The
+     * The line of a rated row (RR-RATED): per target the clients served, the largest step that served them
+     * ({@link RatedSteps#served}: its median response within the threshold over all its requesters and in each requester
+     * JVM), with what stopped the stepping after it ({@link RatedSteps#stoppedByBrief}: a median past the threshold, an
+     * overload, a failed check, a limit of the machine the next step was past); its CPU and median are that step's. The
      * step that stopped it may have failed its checks (replies past the timeout at overload): that is where the stepping
      * ends, not a failed line, which is one whose served steps failed (none served, and its first step failed).
      */
@@ -282,7 +283,8 @@ public final class ResultsTable {
                 .append("the subscribers for PS-*, flow invocations/s for F-*. \"-\": the peer does not run that workload ")
                 .append("(in-VM clients, a message flow, or RR-5b's temporary reply queues, which no peer's bridge carries); \"n/a (N)\": ")
                 .append("the peer ran no step, for the reason N under the table. RR-RATED: the clients served, the largest step whose median ")
-                .append("response stayed within 1 s, and what stopped the stepping after it. Memory: live heap per idle ")
+                .append("response, each timed from when its request was due, stayed within 1 s over all its requesters and in ")
+                .append("each requester JVM, and what stopped the stepping after it. Memory: live heap per idle ")
                 .append("connection or defined queue (the resident set's growth beside it), and the best peer's over Wharf's ")
                 .append("as the ratio, so that above 1 is Wharf ahead on every line. A flow's plain loop does its work, or what ")
                 .append("the flow stands in for, on one thread with no broker (issue 36's target: Wharf / loop 0.77 or more). ")

@@ -30,7 +30,7 @@ final class ResultsPlan {
     enum Kind {
         /** The median rate of one step ({@code wharf perf run}). */
         RATE,
-        /** RR-RATED's clients served: its requesters stepped until the median response passes 1 s. */
+        /** RR-RATED's clients served: its requesters stepped until a step does not serve them ({@link RatedSteps#served}). */
         RATED,
         /** {@code wharf perf footprint}'s live heap per idle connection. */
         MEMORY_PER_CONNECTION,

@@ -41,9 +41,11 @@ public final class RunCommand {
               --requesters LIST   client counts to step through             [1,2,4,8,16,32,64; F-*: 20;
                                   RR-RATED: 10,50,100,250,500,1000,2000,3000,4000,6000,8000,12000,
                                   16000,24000,32000, stopping after the first step whose median
-                                  response time passes 1 s or that fails, or before the first step
-                                  past a limit of this machine: file descriptors (ulimit -n), ephemeral
-                                  ports, threads, memory for the requester JVMs' heaps (--jvm-opts)]
+                                  response time (from each request's due time) passes 1 s, over
+                                  all its requesters or in a requester JVM, or that is overloaded
+                                  or fails, or before the first step past a limit of this machine:
+                                  file descriptors (ulimit -n), ephemeral ports, threads, memory
+                                  for the requester JVMs' heaps (--jvm-opts)]
               --instances LIST    F-*: flow instances to step through        [1]
               --responders N      responders per step (0 = half the requesters; RR-RATED: 10)  [0]
               --queues N          RR-4b, RR-5b request queues, RR-2b, RR-5 request/reply queue pairs  [4]

@@ -30,18 +30,21 @@ import java.util.List;
  * @param queuedAtEnd      requests overdue (no reply within the timeout) and still queued when the run ended, answered
  *                         only after it or still on the request queue then: not losses, the load outran the server or
  *                         its responders ({@link org.wharfmq.perf.driver.DriverResult#queuedAtEnd})
+ * @param jvmLatencyMicros each measured driver JVM's own latency percentiles, in the order of the JVMs (RR-RATED: each
+ *                         requester JVM's, req1, req2 ...), whose histograms added up are {@code latencyMicros}: a
+ *                         step is judged by all of them ({@link RatedSteps#notServed}); empty when not measured
  */
 public record StepResult(String workload, String target, int messageSize, int clients, int responders,
                          double medianRate, double meanRate, double cpuPercent, double cpuMicrosPerOp,
                          double allCpuMicrosPerOp, double jitPercent, LatencySummary latencyMicros, boolean passed, String unavailable,
-                         List<String> problems, long queuedAtEnd) {
+                         List<String> problems, long queuedAtEnd, List<LatencySummary> jvmLatencyMicros) {
 
-    /** A step with no request still queued at its end. */
+    /** A step with no request still queued at its end, and no latency per JVM. */
     public StepResult(String workload, String target, int messageSize, int clients, int responders, double medianRate,
                       double meanRate, double cpuPercent, double cpuMicrosPerOp, double allCpuMicrosPerOp, double jitPercent,
                       LatencySummary latencyMicros, boolean passed, String unavailable, List<String> problems) {
         this(workload, target, messageSize, clients, responders, medianRate, meanRate, cpuPercent, cpuMicrosPerOp,
-                allCpuMicrosPerOp, jitPercent, latencyMicros, passed, unavailable, problems, 0);
+                allCpuMicrosPerOp, jitPercent, latencyMicros, passed, unavailable, problems, 0, List.of());
     }
 
     /** Above this share of the machine ({@value} %) the JIT compilers' work during a measurement is reported. */

@@ -22,7 +22,7 @@ public enum Workload {
     RR_4B("RR-4b", "as RR-4 over n request queues, a temporary reply queue per requester", "round trips/s", false, false),
     RR_RATED("RR-RATED", "as RR-4 with every requester held to a rate (--rate round trips/s each), the requesters "
             + "stepped into the thousands over several JVMs until the median response time passes "
-            + RatedSteps.THRESHOLD_SECONDS + " s", "round trips/s", false, false),
+            + RatedSteps.THRESHOLD_SECONDS + " s (over all requesters or in a requester JVM)", "round trips/s", false, false),
     RR_SHORT("RR-SHORT", "short sessions: each requester connects, sends one request, takes its reply and "
             + "disconnects, again and again; responders over TCP in their own JVM", "round trips/s", false, false),
     CONNECT("CONNECT", "each client connects (the handshake and, with users, the login) and disconnects, again and "

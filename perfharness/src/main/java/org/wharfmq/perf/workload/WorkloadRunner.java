@@ -65,9 +65,10 @@ public final class WorkloadRunner {
     }
 
     /**
-     * Every step on {@code target}. RR-RATED's stepping stops after the step whose median response passes the threshold
-     * or that fails, and before a step past a limit of the machine ({@link RatedLimits}), which is reported as not run,
-     * with the limit.
+     * Every step on {@code target}. RR-RATED's stepping stops after the step that did not serve its clients
+     * ({@link RatedSteps#notServed}: a median response past the threshold, over all its requesters or a requester
+     * JVM's, an overload, a failed check), and before a step past a limit of the machine ({@link RatedLimits}), which is
+     * reported as not run, with the limit.
      */
     public List<StepResult> run(Target target) throws Exception {
         List<StepResult> results = new ArrayList<>();
@@ -94,10 +95,10 @@ public final class WorkloadRunner {
                         return results;   // the next steps would say the same
                     }
                     if (settings.workload() == Workload.RR_RATED && RatedSteps.lastStep(r)) {
-                        progress.accept(String.format("%s %s %s: median response %s (threshold %d s)%s: no more steps",
-                                r.workload(), r.target(), Sizes.label(size), Sizes.micros(r.latencyMicros().p50()),
-                                RatedSteps.THRESHOLD_SECONDS, !r.passed() ? ", the step failed"
-                                        : RatedSteps.overloaded(r) ? ", " + RatedSteps.overload(r) : ""));
+                        progress.accept(String.format("%s %s %s: median response %s (threshold %d s; per requester JVM %s), "
+                                        + "%s: no more steps", r.workload(), r.target(), Sizes.label(size),
+                                Sizes.micros(r.latencyMicros().p50()), RatedSteps.THRESHOLD_SECONDS, RatedSteps.jvmMedians(r),
+                                RatedSteps.notServed(r)));
                         break;
                     }
                 }
@@ -137,12 +138,10 @@ public final class WorkloadRunner {
                 unit, Sizes.percent(r.cpuPercent()), Sizes.decimal(r.cpuMicrosPerOp()), Sizes.decimal(r.allCpuMicrosPerOp()),
                 Sizes.micros(r.latencyMicros().p50()), Sizes.micros(r.latencyMicros().p99()), r.passed() ? "PASSED" : "FAILED");
         if (w == Workload.RR_RATED) {
-            line += String.format("%n  achieved %s rt/s (mean); response time p50 %s p95 %s; %s", Sizes.rate(r.meanRate()),
-                    Sizes.micros(r.latencyMicros().p50()),
-                    Sizes.micros(r.latencyMicros().p95()), RatedSteps.served(r) ? "served"
-                            : !r.passed() ? "not served (the step failed its checks)"
-                            : RatedSteps.overloaded(r) ? "not served (" + RatedSteps.overload(r) + ")"
-                            : "not served (median past the threshold)");
+            // the response time from each request's due time, over all requesters and per requester JVM: the spread
+            line += String.format("%n  achieved %s rt/s (mean); response time p50 %s p95 %s, p50 per requester JVM %s; %s",
+                    Sizes.rate(r.meanRate()), Sizes.micros(r.latencyMicros().p50()), Sizes.micros(r.latencyMicros().p95()),
+                    RatedSteps.jvmMedians(r), RatedSteps.served(r) ? "served" : "not served (" + RatedSteps.notServed(r) + ")");
         }
         if (w.publishSubscribe()) {
             line += "\n  delivery latency p50 / p90 / p99 / max: " + Sizes.latency(r.latencyMicros());
@@ -608,12 +607,14 @@ public final class WorkloadRunner {
                 }
             }
         }
-        // the measured drivers' histograms added up: RR-RATED's requesters run in several JVMs
+        // the measured drivers' histograms added up: RR-RATED's requesters run in several JVMs, each of which is
+        // also kept on its own, so that a step is judged by every JVM's requesters
         LatencySummary latency = ps != null ? deliveryLatency(background)
                 : LatencyHistograms.summaryOf(measured.stream().map(DriverResult::latencyHistogram).toList());
         return new StepResult(settings.workload().id(), target.displayName(), size, clients, responders, median, mean,
                 cpuPercent, cpuPerOp, allCpuPerOp, jitPercent, latency, problems.isEmpty(), null, problems,
-                measured.stream().mapToLong(DriverResult::queuedAtEnd).sum());
+                measured.stream().mapToLong(DriverResult::queuedAtEnd).sum(),
+                ps != null ? List.of() : measured.stream().map(DriverResult::latencyMicros).toList());
     }
 
     /**

@@ -30,7 +30,10 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-/** The exactly-once checks catch a reply that never comes and a reply that comes twice. */
+/**
+ * The exactly-once checks catch a reply that never comes and a reply that comes twice; a rated requester that fell
+ * behind a slow reply times the requests it owes from when they were due.
+ */
 class ExactlyOnceCheckTest {
 
     private static WharfServer server;
@@ -45,7 +48,19 @@ class ExactlyOnceCheckTest {
         server.close();
     }
 
-    private enum Fault { NONE, DROP_THIRD_REQUEST, ANSWER_SECOND_REQUEST_TWICE, ANSWER_THIRD_REQUEST_LATE, STOP_AFTER_SECOND_REQUEST }
+    private enum Fault {
+        NONE, DROP_THIRD_REQUEST, ANSWER_SECOND_REQUEST_TWICE, ANSWER_THIRD_REQUEST_LATE, STOP_AFTER_SECOND_REQUEST,
+        /** A slow server: request {@link #HELD_REQUEST} is answered {@link #HOLD_MILLIS} after it came. */
+        HOLD_A_REQUEST
+    }
+
+    /**
+     * The request {@link Fault#HOLD_A_REQUEST} holds, by its arrival: the 51st, at 20 requests a second due 2.5 s after
+     * the first, in the measured period (which begins at the first whole second after the first reply).
+     */
+    private static final int HELD_REQUEST = 51;
+    /** How long {@link Fault#HOLD_A_REQUEST} holds its reply. */
+    private static final long HOLD_MILLIS = 2_000;
 
     /** A responder like the harness's own, except for the fault it is told to make. */
     private static Thread responder(String requestQueue, Fault fault, AtomicBoolean stop, List<Throwable> errors) {
@@ -70,6 +85,9 @@ class ExactlyOnceCheckTest {
                     if (fault == Fault.DROP_THIRD_REQUEST && n == 3) {
                         continue;
                     }
+                    if (fault == Fault.HOLD_A_REQUEST && n == HELD_REQUEST) {
+                        Thread.sleep(HOLD_MILLIS);   // the fault itself, a slow reply, not a synchronisation
+                    }
                     if (fault == Fault.ANSWER_THIRD_REQUEST_LATE && n == 3) {
                         held = request;   // answered once the requester has given up on it and sent the fourth
                         continue;
@@ -84,6 +102,9 @@ class ExactlyOnceCheckTest {
                     }
                 }
             } catch (JMSException | RuntimeException e) {
+                errors.add(e);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
                 errors.add(e);
             }
         }, "faulty-responder");
@@ -126,12 +147,14 @@ class ExactlyOnceCheckTest {
      * 1 s after the driver's warm-up, which lasts until the first reply (the second request's, doubled, is answered
      * at once); long enough for the third request to be sent on a loaded machine where it is dropped (the requester
      * waits for its reply past the end of the run); and where it is answered late, for the requester to give up on it
-     * and send the next, which the responder's late answer follows.
+     * and send the next, which the responder's late answer follows; where a request is held, for it to come in the
+     * measured period and the requester to catch up after it within that period.
      */
     private static String runSeconds(Fault fault, int timeoutSeconds) {
         return Integer.toString(switch (fault) {
             case DROP_THIRD_REQUEST, STOP_AFTER_SECOND_REQUEST -> 2 + timeoutSeconds;
             case ANSWER_THIRD_REQUEST_LATE -> 2 + 2 * timeoutSeconds;
+            case HOLD_A_REQUEST -> 5;
             default -> 1;
         });
     }
@@ -212,6 +235,26 @@ class ExactlyOnceCheckTest {
         assertEquals(0, r.duplicates());
         assertTrue(r.totalIterations() > 2, "the requester went on after the overdue request (and the late reply was sent): "
                 + r.totalIterations());
+    }
+
+    /**
+     * A requester at 20 round trips/s whose 51st request is answered 2 s late has fallen 40 requests behind; it sends
+     * them at once (the rate is caught up, not lost), and each waited from when it was due: a request due k x 50 ms
+     * after the held one is answered no earlier than the held reply, 2 s after the held one was due, so the 20 due in
+     * the hold's first second took 1 s or more, however fast the machine (10 at least, should the measured period begin
+     * as late as 3 s in). Timed from their late sends, as before, only the held round trip took a second: the
+     * catch-up's round trips are each a few milliseconds.
+     */
+    @Test
+    void aRatedRequesterThatFellBehindTimesTheRequestsItOwesFromWhenTheyWereDue() throws Exception {
+        DriverResult r = runRequestor(Fault.HOLD_A_REQUEST, "EO.BEHIND", 10, "-rt", "20");
+        assertTrue(r.passed(), r.problems().toString());
+        assertEquals(0, r.late(), "the held reply came within the timeout");
+        org.HdrHistogram.Histogram latencies = LatencyHistograms.decode(r.latencyHistogram());
+        long secondOrMore = latencies.getCountBetweenValues(1_000_000, latencies.getMaxValue());
+        assertTrue(secondOrMore >= 10, secondOrMore + " round trips of 1 s or more, of " + latencies.getTotalCount()
+                + " (p50 " + r.latencyMicros().p50() + " us, max " + latencies.getMaxValue() + " us)");
+        assertTrue(latencies.getMaxValue() >= HOLD_MILLIS * 1000 - 50_000, "the held request's own wait: " + latencies.getMaxValue());
     }
 
     @Test

@@ -62,9 +62,13 @@ class ConnectionWorkloadsTest {
         assertEquals(10, s.responders(), "ten responders by default");
         assertTrue(s.meanRate() > 10 && s.meanRate() < 60, "about 20 x 2 round trips/s: " + s.meanRate());
         assertTrue(s.latencyMicros().count() > 0 && s.latencyMicros().p95() >= s.latencyMicros().p50(), s.latencyMicros().toString());
-        assertTrue(RatedSteps.served(s), "20 clients are served within a second: " + s.latencyMicros());
+        assertTrue(RatedSteps.served(s), "20 clients are served within a second: " + s.latencyMicros() + " " + s.jvmLatencyMicros());
         assertEquals(20, RatedSteps.clientsServed(steps));
-        assertTrue(progress.stream().anyMatch(l -> l.contains("response time p50") && l.contains("served")), progress.toString());
+        assertEquals(2, s.jvmLatencyMicros().size(), "each requester JVM's own latencies");
+        assertEquals(s.latencyMicros().count(), s.jvmLatencyMicros().stream().mapToLong(l -> l.count()).sum(),
+                "the step's round trips are its JVMs' added up");
+        assertTrue(progress.stream().anyMatch(l -> l.contains("response time p50") && l.contains("p50 per requester JVM")
+                && l.contains("served")), progress.toString());
 
         RunCommand.writeReport(settings, steps, "bin/wharf perf run RR-RATED (test)");
         String report = Files.readString(out.resolve("report.md"));
@@ -95,7 +99,7 @@ class ConnectionWorkloadsTest {
                     + " bytes (setting maxMessageLength)")), s.problems().toString());
             assertEquals(0, RatedSteps.clientsServed(steps));
             assertTrue(progress.stream().anyMatch(l -> l.contains("not served (the step failed its checks)")), progress.toString());
-            assertTrue(progress.stream().anyMatch(l -> l.contains("the step failed: no more steps")), progress.toString());
+            assertTrue(progress.stream().anyMatch(l -> l.contains("the step failed its checks: no more steps")), progress.toString());
         }
     }
 
@@ -125,7 +129,7 @@ class ConnectionWorkloadsTest {
         String report = Files.readString(out.resolve("report.md"));
         assertTrue(report.contains("### Wharf, 2KB: 4 clients served\n\nStopped: 40 requesters not run, "
                 + RatedLimits.FILE_DESCRIPTORS + ": "), report);
-        assertTrue(report.contains("| 40 | | | | | | | | not run: " + RatedLimits.FILE_DESCRIPTORS), report);
+        assertTrue(report.contains("| 40 | | | | | | | | | not run: " + RatedLimits.FILE_DESCRIPTORS), report);
     }
 
     /** Short sessions, plain and over TLS: every session's request answered once, on a connection of its own. */

@@ -1,6 +1,8 @@
 package org.wharfmq.perf.workload;
 
+import org.HdrHistogram.Histogram;
 import org.junit.jupiter.api.Test;
+import org.wharfmq.perf.driver.LatencyHistograms;
 import org.wharfmq.perf.driver.LatencySummary;
 
 import java.util.List;
@@ -76,7 +78,7 @@ class RatedStepsTest {
     void anOverloadedStepServesNobodyAndStopsTheStepping() {
         LatencySummary fast = new LatencySummary(100, 312_000, 312_000, 312_000, 312_000, 312_000, 312_000, 312_000);
         StepResult overloaded = new StepResult("RR-RATED", "Wharf", 2048, 8000, 10, 3745, 3745, 0, 0, 0, 0, fast, true, null,
-                List.of(), 1234);
+                List.of(), 1234, List.of());
         assertTrue(RatedSteps.overloaded(overloaded));
         assertFalse(RatedSteps.served(overloaded), "its median is within 1 s, but its clients were not served");
         assertTrue(RatedSteps.lastStep(overloaded));
@@ -87,6 +89,58 @@ class RatedStepsTest {
                 RatedSteps.stoppedBy(steps));
         assertEquals("(8,000: overloaded, 1,234 requests still queued at the end)", RatedSteps.stoppedByBrief(steps));
         assertFalse(RatedSteps.overloaded(step(4000, 140_000, true)));
+    }
+
+    /** A requester JVM's histogram: {@code count} round trips of {@code micros} each. */
+    private static String jvm(long count, long micros) {
+        Histogram h = LatencyHistograms.create();
+        h.recordValueWithCount(micros, count);
+        return LatencyHistograms.encode(h);
+    }
+
+    /** A step of {@code clients} whose requester JVMs recorded {@code jvms}, judged as the runner builds it. */
+    private static StepResult stepOf(int clients, List<String> jvms) {
+        return new StepResult("RR-RATED", "Wharf", 2048, clients, 10, 4410, 4410, 0, 0, 0, 0,
+                LatencyHistograms.summaryOf(jvms), true, null, List.of(), 0,
+                jvms.stream().map(j -> LatencySummary.of(LatencyHistograms.decode(j))).toList());
+    }
+
+    /**
+     * Wharf's 4,000 step on 2 cores (session 39): one requester JVM catching up made 3,139 quick round trips a second,
+     * the three others 312 to 559 at medians of 1.2 to 2.9 s. Their histograms added up give the quick JVM's median
+     * (140 ms then), within 1 s; but three JVMs of four, three quarters of the clients, mostly waited past it: the step
+     * did not serve its clients, and the stepping stops there, saying which JVM and every JVM's median. Judged by the
+     * added-up median alone, as before, it served them.
+     */
+    @Test
+    void aStepIsServedOnlyIfEveryRequesterJvmsMedianIsWithinTheThreshold() {
+        StepResult step = stepOf(4000, List.of(jvm(559, 1_200_000), jvm(312, 2_900_000), jvm(400, 1_800_000),
+                jvm(3139, 96_000)));
+        assertEquals(96_000, step.latencyMicros().p50(), 100, "the added-up median is the quick JVM's");
+        assertEquals(4, step.jvmLatencyMicros().size());
+        assertFalse(RatedSteps.served(step), "three JVMs of four past 1 s");
+        assertTrue(RatedSteps.lastStep(step));
+        assertEquals("a requester JVM's median past the threshold", RatedSteps.notServed(step));
+        List<StepResult> steps = List.of(stepOf(3000, List.of(jvm(1500, 40_000), jvm(1500, 60_000), jvm(1500, 900_000))), step);
+        assertEquals(3000, RatedSteps.clientsServed(steps), "every JVM of 3,000 within 1 s");
+        String medians = RatedSteps.jvmMedians(step);
+        assertTrue(medians.matches("12\\d\\d\\.\\d\\dms, 29\\d\\d\\.\\d\\dms, 18\\d\\d\\.\\d\\dms, 96\\.\\d\\dms"), medians);
+        assertEquals("at 4,000 requesters a requester JVM's median response time, " + Sizes.micros(step.jvmLatencyMicros().get(1).p50())
+                + ", passed 1 s, though the step's over all its requesters was " + Sizes.micros(step.latencyMicros().p50())
+                + " (per requester JVM: " + medians + ")", RatedSteps.stoppedBy(steps));
+        assertEquals("(4,000: a requester JVM's median " + Sizes.micros(step.jvmLatencyMicros().get(1).p50()) + ")",
+                RatedSteps.stoppedByBrief(steps));
+    }
+
+    /** A requester JVM none of whose round trips ended in the measured period served none of its clients. */
+    @Test
+    void aRequesterJvmWithoutARoundTripServedNobody() {
+        StepResult step = stepOf(2000, List.of(jvm(3000, 1_500), ""));
+        assertEquals(1_500, step.latencyMicros().p50());
+        assertFalse(RatedSteps.served(step));
+        assertEquals("1.50ms, none", RatedSteps.jvmMedians(step));
+        assertEquals("(2,000: a requester JVM without a round trip)", RatedSteps.stoppedByBrief(List.of(step)));
+        assertTrue(RatedSteps.served(stepOf(2000, List.of(jvm(3000, 20_000), jvm(2900, 30_000)))));
     }
 
     @Test
