@@ -3,6 +3,7 @@ package org.wharfmq.server.it;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.RegisterExtension;
+import org.wharfmq.server.Configuration;
 import org.wharfmq.server.config.MemoryPolicy;
 import org.wharfmq.server.queue.LocalQueue;
 import org.wharfmq.server.queue.MemoryBudget;
@@ -30,7 +31,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 /**
  * The policy block with producer flow control (docs/resilience.md, docs/protocol.md "Producer flow control"): a fast
  * producer to a destination over its memory budget is slowed, not refused and not disconnected; the server never holds
- * more than the budget plus one producer window (and the message that crossed it); once consumers drain the
+ * more than the budget plus one producer window, as the budget counts messages (the window's messages, the last of
+ * which may cross it, each its length and {@link Configuration#MESSAGE_OVERHEAD_BYTES}); once consumers drain the
  * destination the producer goes on, and every message arrives, in order. Issue 22's slow subscriber at test scale.
  */
 @Timeout(60)
@@ -42,8 +44,19 @@ class ProducerFlowControlTest {
     private static final String BODY = "x".repeat(1000);
     /** Far more than the budget and a window: a producer that is not slowed sends them all at once. */
     private static final int MESSAGES = 100;
-    /** A budget, the window, and the one message that may cross the budget with it. */
-    private static final long BOUND = BUDGET + WINDOW + 2 * BODY.length();
+    /**
+     * The shortest and the longest encoded length of a message here (its body, its number and its headers: 1,096 bytes
+     * or so) for which a window lets four through: three fit in it, the fourth crosses it.
+     */
+    private static final int SHORTEST = WINDOW / 4;
+    private static final int LONGEST = 1_150;
+    /**
+     * The budget and one window more, as the budget counts messages: the four messages a window lets through, each
+     * counted as its length and the overhead of a message. A SEND handled after a producer's wait for the budget began,
+     * returned with what was held, let it send a window more on top of it (BudgetWakeOrderTest): a fifth message over
+     * the budget (CI saw more than 26,096 bytes).
+     */
+    private static final long BOUND = BUDGET + 4 * (LONGEST + Configuration.MESSAGE_OVERHEAD_BYTES);
 
     @RegisterExtension
     static final WharfServerExtension WHARF = WharfServerExtension.configured(c -> c
@@ -192,6 +205,10 @@ class ProducerFlowControlTest {
         CompletableFuture<Void> producing = produce(connection, session -> session.createQueue(queueName));
         awaitTrue(budget::spent, "the server's budget is spent");
         assertFalse(producing.isDone(), "the producer cannot have sent everything");
+        LocalQueue queue = SMALL.server().queueManager().queue(queueName);
+        long length = queue.heldBytes() / queue.depth() - Configuration.MESSAGE_OVERHEAD_BYTES;
+        assertTrue(length >= SHORTEST && length <= LONGEST, () -> "the bound counts four messages of " + SHORTEST
+                + " to " + LONGEST + " bytes to a window; they are " + length);
         assertTrue(budget.usedBytes() <= BOUND, () -> "the server holds " + budget.usedBytes() + " bytes, over " + BOUND);
 
         Session consuming = SMALL.connect(Transport.TCP).createSession(false, Session.AUTO_ACKNOWLEDGE);
