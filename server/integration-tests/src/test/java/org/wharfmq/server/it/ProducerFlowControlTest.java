@@ -49,7 +49,7 @@ class ProducerFlowControlTest {
      * or so) for which a window lets four through: three fit in it, the fourth crosses it.
      */
     private static final int SHORTEST = WINDOW / 4;
-    private static final int LONGEST = 1_150;
+    private static final int LONGEST = 1_120;
     /**
      * The budget and one window more, as the budget counts messages: the four messages a window lets through, each
      * counted as its length and the overhead of a message. A SEND handled after a producer's wait for the budget began,
