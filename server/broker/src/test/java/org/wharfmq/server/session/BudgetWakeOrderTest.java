@@ -83,14 +83,22 @@ class BudgetWakeOrderTest {
         BudgetUse.release(budget, 1); // room: the window is woken, on its event loop
         BudgetUse.add(budget, SENT); // which first handles a SEND of the credit the producer had left
         one.handled(SENT, null, false); // (the last message of a window may take it below zero)
-        first.runPendingTasks();
-        Frame.ProducerCredit credit = first.readOutbound();
-        assertEquals(SENT, credit == null ? 0 : credit.bytes(), "what it held when the room came back: with the SEND"
-                + " handled since, the producer could send a window more on top of that SEND");
-        assertNull(first.readOutbound(), "the SEND handled since waits while the budget is spent");
+        returnsOnlyWhatItHeld(first, SENT);
 
         BudgetUse.release(budget, SENT); // room again: its turn now
         first.runPendingTasks();
         assertEquals(SENT, ((Frame.ProducerCredit) first.readOutbound()).bytes(), "returned at its turn");
+    }
+
+    /**
+     * Runs the woken window's loop, which handled a SEND since the room came back: it returns the {@code held} bytes it
+     * held when the room came back, and that SEND's wait for the holder again.
+     */
+    static void returnsOnlyWhatItHeld(EmbeddedChannel loop, int held) {
+        loop.runPendingTasks();
+        Frame.ProducerCredit credit = loop.readOutbound();
+        assertEquals(held, credit == null ? 0 : credit.bytes(), "what it held when the room came back: with the SEND"
+                + " handled since, the producer could send a window more on top of that SEND");
+        assertNull(loop.readOutbound(), "the SEND handled since waits while its holder has no room");
     }
 }
