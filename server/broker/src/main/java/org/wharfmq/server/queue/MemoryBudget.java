@@ -24,8 +24,9 @@ import java.util.concurrent.atomic.LongAdder;
  * come later, each counted as its queue takes it), so a woken waiter that looked at {@link #spent()} again before
  * going on could find it spent each time, filled by another waiter woken with it whose thread ran first (a producer
  * whose event loop is busier, starved for good while the others take the room). A woken producer window therefore
- * returns its credit without looking again (ProducerWindow; BudgetWakeOrderTest shows the starvation it prevents), and
- * the woken together may take the budget past its maximum by what they held back: at most a window each.
+ * returns what it held when it began to wait without looking again (ProducerWindow; BudgetWakeOrderTest shows the
+ * starvation it prevents), and the woken together may take the budget past its maximum by a window each at most; what
+ * a window held after it began to wait looks again.
  *
  * <p>The same accounting serves as the server's disk budget for paged messages ({@link #ofDisk}, setting
  * maxPageBytes), which paging queues count their page records against ({@link Pager#diskBudget()}).

@@ -59,7 +59,7 @@ final class ProducerWindow {
     /** What the window is narrowed to: {@link #windowBytes} unless the last publication reached several subscriptions. */
     private long narrowedWindow;
     /** Bytes held back, by what holds them: a queue over its budget, or the server's budget. */
-    private final Map<Object, Long> heldBack = new HashMap<>(4);
+    private final Map<Object, Held> heldBack = new HashMap<>(4);
     /** The queues this session's sends found over budget (policy block) and that have not been seen under it since. */
     private final Set<LocalQueue> blocking = new LinkedHashSet<>(4);
     /** Written by the owner; read also by the thread that wakes a held-back window (see {@link #holdBack}). */
@@ -192,51 +192,92 @@ final class ProducerWindow {
         }
     }
 
-    /** Holds {@code bytes} back for {@code holder}; the first bytes it holds ask it to wake this window when it can. */
+    /**
+     * Holds {@code bytes} back for {@code holder}; the first bytes it holds ask it to wake this window when it can (its
+     * turn), those it holds while this window waits for that wake-up are held {@linkplain Held#since since}.
+     */
     private void holdBack(Object holder, long bytes, Consumer<Runnable> whenFree) {
-        Long before = heldBack.get(holder);
-        heldBack.put(holder, before == null ? bytes : before + bytes);
-        if (before == null) {
-            // the wake of a closed session's window is dropped where it runs: it may be the server's close emptying
-            // the queues after the event loops have ended (every session is closed by then)
-            whenFree.accept(() -> {
-                if (!closed) {
-                    owner.execute(() -> release(holder));
-                }
-            });
+        Held held = heldBack.get(holder);
+        if (held != null) {
+            held.since += bytes;
+            return;
         }
+        heldBack.put(holder, new Held(bytes));
+        // the wake of a closed session's window is dropped where it runs: it may be the server's close emptying the
+        // queues after the event loops have ended (every session is closed by then)
+        whenFree.accept(() -> {
+            if (!closed) {
+                owner.execute(() -> release(holder));
+            }
+        });
     }
 
     /**
-     * {@code holder} has room again: what it held back goes on waiting for another queue this session sent to that is
-     * still over its budget, else it is due and returned now (the server's budget permitting, unless the server's
-     * budget is the holder). So a publisher is held until all its blocking subscriptions are under their budgets, not
-     * only the first that drains. A window the server's budget woke returns its bytes without looking at the budget
-     * again: its wait is over ({@link MemoryBudget#whenAvailable} wakes the windows in the order they were held back),
-     * and one that looked again could find the room taken, each time, by a window woken with it whose event loop ran
-     * first.
+     * {@code holder} has room again. Its turn (what it held as this window asked it for the wake-up) goes on waiting for
+     * another queue this session sent to that is still over its budget, else it is due and returned now: the server's
+     * budget permitting, unless the server's budget is the holder. So a publisher is held until all its blocking
+     * subscriptions are under their budgets, not only the first that drains. A window the server's budget woke returns
+     * its turn without looking at the budget again: its wait is over ({@link MemoryBudget#whenAvailable} wakes the
+     * windows in the order they were held back), and one that looked again could find the room taken, each time, by a
+     * window woken with it whose event loop ran first.
+     *
+     * <p>What {@code holder} held {@linkplain Held#since since} looks at it again, as a SEND just handled would: the
+     * wake-up hops to this window's owner, which may meanwhile handle SENDs of the credit the producer had when the room
+     * came back. Returned with the turn, they let the producer send a whole window on top of them, and the holder go
+     * past its budget by up to two windows (BudgetWakeOrderTest).
      */
     private void release(Object holder) {
-        Long bytes = heldBack.remove(holder);
+        Held held = heldBack.remove(holder);
         blocking.remove(holder);
-        if (closed || bytes == null) {
+        if (closed || held == null) {
             return;
         }
+        LocalQueue queue = holder == budget ? null : (LocalQueue) holder;
+        boolean queueOverAgain = queue != null && held.since > 0 && queue.blocksProducers();
+        long bytes = held.turn + (queue != null && !queueOverAgain ? held.since : 0);
+        if (!heldForAnotherQueue(bytes)) {
+            if (queue == null) {
+                grant(bytes); // its turn, not a race with the windows woken with it for the room
+            } else {
+                due += bytes;
+            }
+        }
+        if (queueOverAgain) {
+            blocking.add(queue);
+            holdBack(queue, held.since, queue::whenUnderBudget);
+        } else if (queue == null) {
+            due += held.since; // looks at the budget again
+        }
+        if (due > 0) {
+            returnDue();
+        }
+    }
+
+    /** Holds {@code bytes} back for the first queue this session's sends found over budget that still is. */
+    private boolean heldForAnotherQueue(long bytes) {
         for (Iterator<LocalQueue> i = blocking.iterator(); i.hasNext(); ) {
             LocalQueue next = i.next();
             if (next.blocksProducers()) {
                 holdBack(next, bytes, next::whenUnderBudget);
-                return;
+                return true;
             }
             i.remove();
         }
-        due += bytes;
-        if (holder == budget) {
-            grant(due); // its turn, not a race with the windows woken with it for the room
-            due = 0;
-            duePaging = 0;
-        } else {
-            returnDue();
+        return false;
+    }
+
+    /** What one holder holds back of this window's bytes; owned by the window's owner. */
+    private static final class Held {
+        /** The bytes it held as the window asked it for the wake-up: returned once that comes. */
+        final long turn;
+        /**
+         * The bytes held for it since: of SENDs handled before the wake-up reached the window, which may be after the
+         * holder had room again; they look at it again.
+         */
+        long since;
+
+        Held(long turn) {
+            this.turn = turn;
         }
     }
 

@@ -18,6 +18,10 @@ import static org.junit.jupiter.api.Assertions.assertNull;
  * room back wakes both; session 2's loop runs first, returns its credit, and its producer fills the budget again
  * before session 1's loop runs. A woken window that looked at the budget again would find it spent and wait again,
  * every time: starved for good while session 2 takes the room. A woken window's wait is over: it returns what it held.
+ *
+ * <p>What it held when the room came back, and no more: the wake-up hops to the window's event loop, which may handle
+ * SENDs before it, of the credit the producer still had; returned with the rest, the producer could send a whole window
+ * on top of them, past the budget by up to two windows.
  */
 class BudgetWakeOrderTest {
 
@@ -66,5 +70,35 @@ class BudgetWakeOrderTest {
                     + " got none of its credit back: the session woken with it took the room first");
             one.handled(SENT, null, false); // its producer sends again, and waits again
         }
+    }
+
+    @Test
+    void aWindowWokenByTheBudgetReturnsWhatItHeldWhenTheRoomCameBackNotWhatItWasSentSince() {
+        MemoryBudget budget = MemoryBudget.of(ServerConfig.builder().maxMemoryBytes(1_000).build());
+        ProducerWindow one = window(first, budget);
+        BudgetUse.add(budget, 1_000); // spent
+        one.handled(SENT, null, false); // held back; the producer has WINDOW - SENT left
+        assertNull(first.readOutbound(), "held back while the budget is spent");
+
+        BudgetUse.release(budget, 1); // room: the window is woken, on its event loop
+        BudgetUse.add(budget, SENT); // which first handles a SEND of the credit the producer had left
+        one.handled(SENT, null, false); // (the last message of a window may take it below zero)
+        returnsOnlyWhatItHeld(first, SENT);
+
+        BudgetUse.release(budget, SENT); // room again: its turn now
+        first.runPendingTasks();
+        assertEquals(SENT, ((Frame.ProducerCredit) first.readOutbound()).bytes(), "returned at its turn");
+    }
+
+    /**
+     * Runs the woken window's loop, which handled a SEND since the room came back: it returns the {@code held} bytes it
+     * held when the room came back, and that SEND's wait for the holder again.
+     */
+    static void returnsOnlyWhatItHeld(EmbeddedChannel loop, int held) {
+        loop.runPendingTasks();
+        Frame.ProducerCredit credit = loop.readOutbound();
+        assertEquals(held, credit == null ? 0 : credit.bytes(), "what it held when the room came back: with the SEND"
+                + " handled since, the producer could send a window more on top of that SEND");
+        assertNull(loop.readOutbound(), "the SEND handled since waits while its holder has no room");
     }
 }
