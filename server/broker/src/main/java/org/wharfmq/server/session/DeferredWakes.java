@@ -1,6 +1,7 @@
 package org.wharfmq.server.session;
 
 import io.netty.channel.EventLoop;
+import io.netty.util.concurrent.AbstractEventExecutor;
 import io.netty.util.concurrent.FastThreadLocal;
 import io.netty.util.concurrent.FastThreadLocalThread;
 import org.wharfmq.server.Configuration;
@@ -39,6 +40,9 @@ import java.util.concurrent.locks.ReentrantLock;
 public final class DeferredWakes implements AutoCloseable {
 
     private static final FastThreadLocal<DeferredWakes> OF_THREAD = new FastThreadLocal<>();
+    /** What wakes a loop for the tasks queued on it without a wake, when its last task is due no more. */
+    private static final Runnable WAKE = () -> {
+    };
 
     /** A task owed to its loop and not queued there yet: a session's drain, an input's settlement. */
     interface Pending {
@@ -142,19 +146,43 @@ public final class DeferredWakes implements AutoCloseable {
         }
     }
 
-    /** Queues the first {@code n} tasks of {@code tasks} that are still due on their loops, and forgets them. */
+    /**
+     * Queues the first {@code n} tasks of {@code tasks} that are still due on their loops, and forgets them. A loop is
+     * woken once for all of its tasks: each but its last is queued without a wake ({@code lazyExecute}), its last with
+     * one, which wakes the loop if it sleeps (the loop then runs them all, in order); should that last one be due no
+     * more (another thread queued that drain meanwhile), a task that does nothing wakes the loop instead. Queuing each
+     * with a wake could wake a loop once per task: woken by the first, it runs it and sleeps again before the next
+     * comes, and this thread writes its {@code eventfd} again (docs/performance-log.md, session 40).
+     */
     static void queue(Pending[] tasks, int n) {
         for (int i = 0; i < n; i++) {
             Pending work = tasks[i];
-            tasks[i] = null;
-            if (work.pending()) {
-                try {
-                    work.loop().execute(work.task());
-                } catch (RejectedExecutionException e) {
-                    // the loop has shut down, with the queue manager: nothing runs there any more
+            EventLoop loop = work.loop();
+            try {
+                if (runsOn(loop, tasks, i + 1, n) && loop instanceof AbstractEventExecutor lazy) {
+                    if (work.pending()) {
+                        lazy.lazyExecute(work.task()); // woken by the loop's last task, below
+                    }
+                } else if (work.pending()) {
+                    loop.execute(work.task());
+                } else if (runsOn(loop, tasks, 0, i)) {
+                    loop.execute(WAKE); // for its tasks queued above without a wake
                 }
+            } catch (RejectedExecutionException e) {
+                // the loop has shut down, with the queue manager: nothing runs there any more
             }
         }
+        Arrays.fill(tasks, 0, n, null);
+    }
+
+    /** Whether a task of {@code tasks} in {@code [from, to)} runs on {@code loop}. */
+    private static boolean runsOn(EventLoop loop, Pending[] tasks, int from, int to) {
+        for (int j = from; j < to; j++) {
+            if (tasks[j].loop() == loop) {
+                return true;
+            }
+        }
+        return false;
     }
 
     /** When the oldest owed task was owed, 0 when none is. Any thread. */
