@@ -193,15 +193,22 @@ public final class TcpProxy implements AutoCloseable {
                     out.flush();
                 }
             }
+            if (fromServer && !swallowed.contains(from)) {
+                // the server closed in order: so does the path, after what it wrote (a reset here could reach the
+                // client before it reads the server's last frames, which a real network never does); the client's
+                // own close, or its write to the closed server, ends the other pump and resets both sides
+                to.shutdownOutput();
+            }
         } catch (IOException e) {
             // one side is gone: the finally below takes the other side down too
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
         } finally {
-            if (!leftOpen.contains(from)) {
+            // a side closed in order above stays readable until the client closes it
+            if (!leftOpen.contains(from) && !to.isOutputShutdown()) {
                 reset(from);
             }
-            if (!leftOpen.contains(to)) {
+            if (!leftOpen.contains(to) && !to.isOutputShutdown()) {
                 reset(to);
             }
         }
