@@ -473,7 +473,9 @@ class JmsNodesTest {
         return seqs;
     }
 
-    /** Waits for state the flow reports (its statistics), looking every millisecond; fails after {@link #WAIT_MILLIS}. */
+    /**
+     * Waits for state the flow reports (its statistics), looking every millisecond; fails after {@link #WAIT_MILLIS}.
+     */
     private static void await(BooleanSupplier condition, String what) {
         long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(WAIT_MILLIS);
         while (!condition.getAsBoolean()) {
