@@ -64,10 +64,7 @@ class MetricsTest {
         http = new HttpPlugin(HttpSettings.on("127.0.0.1"));
         flows = new FlowHost();
         MetricsPlugin metrics = new MetricsPlugin(http.routes(), flows, null, null);
-        // the journal syncs only when a client waits for it: a sync of its own (the AUTO_ACKNOWLEDGE removals of the
-        // first test, 10 ms after they were read) could fall between a scrape's reading of the sync histogram and of
-        // the batch histogram, which each sync records one after the other
-        server = TestServer.start(c -> c.queue("ORDERS").queue("PAYMENTS").journalLazySyncMillis(3_600_000),
+        server = TestServer.start(c -> c.queue("ORDERS").queue("PAYMENTS"),
                 config -> WharfServer.start(config, flows, metrics, http));
     }
 
