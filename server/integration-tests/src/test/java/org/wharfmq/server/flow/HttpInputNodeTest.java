@@ -261,15 +261,18 @@ class HttpInputNodeTest {
      */
     @Test
     void theBodiesWaitingForAFlowAreBoundedInBytes() throws Exception {
+        // the callers wait as long as the test does: the held ones are answered only after the release
+        Duration patient = Duration.ofMinutes(2);
         CompletableFuture<HttpResponse<String>> first = CLIENT.sendAsync(request("/flows/held", "alice")
-                .POST(HttpRequest.BodyPublishers.ofString("hold")).build(), HttpResponse.BodyHandlers.ofString());
+                .timeout(patient).POST(HttpRequest.BodyPublishers.ofString("hold")).build(),
+                HttpResponse.BodyHandlers.ofString());
         assertTrue(HELD.await(60, TimeUnit.SECONDS), "the flow's instance did not take the first request");
         byte[] body = new byte[33 << 20];
+        HttpRequest large33 = request("/flows/held", "alice").timeout(patient)
+                .POST(HttpRequest.BodyPublishers.ofByteArray(body)).build();
         List<CompletableFuture<HttpResponse<String>>> large = List.of(
-                CLIENT.sendAsync(request("/flows/held", "alice").POST(HttpRequest.BodyPublishers.ofByteArray(body))
-                        .build(), HttpResponse.BodyHandlers.ofString()),
-                CLIENT.sendAsync(request("/flows/held", "alice").POST(HttpRequest.BodyPublishers.ofByteArray(body))
-                        .build(), HttpResponse.BodyHandlers.ofString()));
+                CLIENT.sendAsync(large33, HttpResponse.BodyHandlers.ofString()),
+                CLIENT.sendAsync(large33, HttpResponse.BodyHandlers.ofString()));
         // the one that waits cannot be answered before the release: the first answer is the refusal
         Object answered = CompletableFuture.anyOf(large.toArray(CompletableFuture[]::new)).get(60, TimeUnit.SECONDS);
         RELEASE.countDown();
