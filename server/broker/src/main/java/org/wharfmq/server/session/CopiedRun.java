@@ -20,8 +20,9 @@ import org.wharfmq.server.Configuration;
  * deliveries to the connection's other consumers in the same run as DELIVER_SAME frames naming the slot (22 bytes
  * each, no copy of the message). A message is the same one when it is the same stored bytes ({@code
  * QueuedMessage.content()}: one object that every copy of a publication shares): each slot holds a reference to them
- * for the run, so no other message can take their place meanwhile. The slots are forgotten when the run leaves the
- * connection; the client's stay filled, and the next run fills them again before it names them.
+ * for the run, so no other message can take their place meanwhile. A run fills the slots in turn and gives none up
+ * (past them, a message goes as DELIVER); they are forgotten when the run leaves the connection. The client's stay
+ * filled, and the next run fills them again before it names them.
  *
  * <p>Order: a connection's frames leave in the order they are copied or written through {@link #writeOut}; nothing
  * else writes to a connection while a task drains its sessions through a run. One per loop, that loop's thread only.
@@ -39,8 +40,8 @@ final class CopiedRun {
     private final ByteBuf[] kept = new ByteBuf[Configuration.DELIVER_KEPT_MESSAGES];
     /** How many of {@link #kept}'s slots {@link #channel}'s client has: 0 when it keeps no messages. */
     private int slots;
-    /** The slot the next message kept goes to (each in turn). */
-    private int nextSlot;
+    /** How many of the slots this run filled: {@link #kept}'s first ones. */
+    private int filled;
 
     /**
      * The client of {@code channel} keeps {@code slots} messages (its SHARE_DELIVERIES, 1 to
@@ -63,7 +64,7 @@ final class CopiedRun {
                     deliveryCount, message);
             return;
         }
-        for (int slot = 0; slot < slots; slot++) {
+        for (int slot = 0; slot < filled; slot++) {
             if (kept[slot] == message) {
                 Frame.DeliverSame.writeFrame(room(Frame.DeliverSame.FRAME_BYTES), consumerId, deliveryId, deliveryCount,
                         slot);
@@ -71,20 +72,19 @@ final class CopiedRun {
             }
         }
         int length = message.readableBytes();
-        if (length == 0 || message.getByte(message.readerIndex()) != BodyType.BYTES.code()) {
-            // the client copies a kept message into an array of its own, as it does a BytesMessage anyway: a message
-            // of another kind it decodes where it lies in its read buffer
+        if (filled == slots || length == 0 || message.getByte(message.readerIndex()) != BodyType.BYTES.code()) {
+            // every slot taken: a slot is not given up within a run, so that the sessions after the first still find
+            // the first publications when one run holds more than the slots (each session's deliveries come in
+            // publication order, one session after another: replacing the oldest would miss every time). And the
+            // client copies a kept message into an array of its own, as it does a BytesMessage anyway, where a
+            // message of another kind is decoded where it lies in its read buffer: only a BytesMessage is kept
             Frame.Deliver.writeFrame(room(Frame.Deliver.frameLength(length)), consumerId, deliveryId, deliveryCount,
                     message);
             return;
         }
-        int slot = nextSlot;
-        nextSlot = (slot + 1) % slots;
+        int slot = filled++;
         Frame.DeliverKeep.writeFrame(room(Frame.DeliverKeep.frameLength(length)), consumerId, deliveryId, deliveryCount,
                 slot, message);
-        if (kept[slot] != null) {
-            kept[slot].release();
-        }
         message.retain();
         kept[slot] = message;
     }
@@ -106,14 +106,12 @@ final class CopiedRun {
             channel.flush();
             channel = null;
         }
-        for (int slot = 0; slot < slots; slot++) {
-            if (kept[slot] != null) {
-                kept[slot].release();
-                kept[slot] = null;
-            }
+        for (int slot = 0; slot < filled; slot++) {
+            kept[slot].release();
+            kept[slot] = null;
         }
         slots = 0;
-        nextSlot = 0;
+        filled = 0;
     }
 
     /** The run goes on with {@code to}'s frames: another connection's written and flushed first. */
