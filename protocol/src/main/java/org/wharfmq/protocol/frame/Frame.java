@@ -1046,9 +1046,7 @@ public sealed interface Frame {
         }
 
         public void writePayload(ByteBuf out) {
-            out.writeInt(consumerId);
-            out.writeLong(deliveryId);
-            out.writeInt(deliveryCount);
+            Deliver.writePayload(out, consumerId, deliveryId, deliveryCount);
             out.writeByte(slot);
         }
 
@@ -1058,9 +1056,7 @@ public sealed interface Frame {
             int length = message.readableBytes();
             out.writeInt(frameLength(length) - 4);
             out.writeByte(FrameType.DELIVER_KEEP.code());
-            out.writeInt(consumerId);
-            out.writeLong(deliveryId);
-            out.writeInt(deliveryCount);
+            Deliver.writePayload(out, consumerId, deliveryId, deliveryCount);
             out.writeByte(slot);
             out.writeBytes(message, message.readerIndex(), length);
         }
@@ -1123,9 +1119,7 @@ public sealed interface Frame {
         }
 
         public void writePayload(ByteBuf out) {
-            out.writeInt(consumerId);
-            out.writeLong(deliveryId);
-            out.writeInt(deliveryCount);
+            Deliver.writePayload(out, consumerId, deliveryId, deliveryCount);
             out.writeByte(slot);
         }
 
@@ -1133,9 +1127,7 @@ public sealed interface Frame {
         public static void writeFrame(ByteBuf out, int consumerId, long deliveryId, int deliveryCount, int slot) {
             out.writeInt(FRAME_BYTES - 4);
             out.writeByte(FrameType.DELIVER_SAME.code());
-            out.writeInt(consumerId);
-            out.writeLong(deliveryId);
-            out.writeInt(deliveryCount);
+            Deliver.writePayload(out, consumerId, deliveryId, deliveryCount);
             out.writeByte(slot);
         }
 
