@@ -405,6 +405,31 @@ class FileNodesTest {
         }
     }
 
+    /**
+     * Without a failure terminal a record that keeps failing stops its file there: the file goes to the backout folder
+     * with a reason that names the record, why, and what to deliver again (the records before it are done).
+     */
+    @Test
+    void aFailingRecordWithoutAFailureTerminalStopsItsFileAndTheReasonSaysWhatToDeliverAgain() throws Exception {
+        deploy(() -> FlowDefinition.builder("stopping")
+                .node("in", lineInput().backoutThreshold(1))
+                .node("compute", new FailOnLineThree())
+                .node("out", OutputNode.queue("STOP.OUT"))
+                .wire("in", "out", "compute")
+                .wire("compute", "out", "out")
+                .build());
+        writeLines(in, "batch.txt", 5);
+        try (MessageConsumer outputs = session.createConsumer(session.createQueue("STOP.OUT"))) {
+            assertEquals(List.of("line 1", "line 2"), texts(outputs, 2));
+            awaitFile(in.resolve("backout/batch.txt.reason"));
+            Receive.nothingMore(outputs);
+        }
+        String reason = Files.readString(in.resolve("backout/batch.txt.reason"));
+        assertTrue(reason.contains("record 3 failed and no failure terminal took it (records 1 to 2 were processed: "
+                + "deliver record 3 and the records after it, corrected, in a new file):\n"), reason);
+        assertTrue(reason.contains("boom on line 3"), reason);
+    }
+
     @Test
     void aFailingRecordTakesTheFailureTerminalAndItsFileEndsInBackout() throws Exception {
         deploy(() -> FlowDefinition.builder("failing")
