@@ -268,7 +268,8 @@ final class FileInstance extends InputReader {
                         checkpoint.next(reader.offset(), true, last))) {
                     failure = "record " + number + " failed and no failure terminal took it (" + (number == 1
                             ? "no record of the file was processed: correct the file and deliver it again"
-                            : "records 1 to " + (number - 1) + " were processed: deliver record " + number
+                            : (number == 2 ? "record 1 was" : "records 1 to " + (number - 1) + " were")
+                            + " processed: deliver record " + number
                             + " and the records after it, corrected, in a new file") + "):\n" + failed.render();
                     break;
                 }
