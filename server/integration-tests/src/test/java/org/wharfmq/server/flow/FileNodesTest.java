@@ -775,6 +775,19 @@ class FileNodesTest {
                         .node("in", lineInput().archive(outside))
                         .build()));
         assertTrue(archive.getMessage().contains("uses directory " + outside), archive.getMessage());
+        assertTrue(archive.getMessage().endsWith("change the flow to use one of them."), archive.getMessage());
+        // a relative directory: from the working directory, which the refusal names (a sample run from elsewhere)
+        IllegalArgumentException relative = assertThrows(IllegalArgumentException.class, () -> deploy(() ->
+                FlowDefinition.builder("escape")
+                        .node("in", InputNode.queue("ESCAPE.IN"))
+                        .node("file", FileOutputNode.directory("data/files/out"))
+                        .wire("in", "out", "file")
+                        .build()));
+        assertTrue(relative.getMessage().contains("uses directory data/files/out (" + Path.of("data/files/out")
+                .toAbsolutePath() + ")"), relative.getMessage());
+        assertTrue(relative.getMessage().contains("(the flow's relative directory is taken from the server's working "
+                + "directory, " + Path.of("").toAbsolutePath() + ": a flow written for another one"),
+                () -> "names where a relative directory is taken from: " + relative.getMessage());
         assertNull(flowHost.flow("escape"));
         assertFalse(Files.exists(link.resolve("sub")), "a refused flow wrote into the directory");
     }
