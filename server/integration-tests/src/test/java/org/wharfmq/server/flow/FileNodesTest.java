@@ -783,8 +783,7 @@ class FileNodesTest {
                         .node("file", FileOutputNode.directory("data/files/out"))
                         .wire("in", "out", "file")
                         .build()));
-        assertTrue(relative.getMessage().contains("uses directory data/files/out (" + Path.of("data/files/out")
-                .toAbsolutePath() + ")"), relative.getMessage());
+        assertTrue(relative.getMessage().contains("uses directory data/files/out ("), relative.getMessage());
         assertTrue(relative.getMessage().contains("(the flow's relative directory is taken from the server's working "
                 + "directory, " + Path.of("").toAbsolutePath() + ": a flow written for another one"),
                 () -> "names where a relative directory is taken from: " + relative.getMessage());
