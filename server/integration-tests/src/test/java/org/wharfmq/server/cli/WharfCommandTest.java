@@ -225,13 +225,8 @@ class WharfCommandTest {
     void aConfiguredFlowThatCannotBeDeployedStopsStartupNamingWhyAndTheFix() throws Exception {
         Path config = dir.resolve("flows.yaml");
         Path missing = dir.resolve("no-such-flow.jar");
-        Files.writeString(config, "host: 127.0.0.1
-inVmName: cli-flows
-flows:
-  - jar: " + missing
-                + "
-    class: com.example.NoFlow
-");
+        Files.writeString(config, "host: 127.0.0.1\ninVmName: cli-flows\nflows:\n  - jar: " + missing
+                + "\n    class: com.example.NoFlow\n");
         Process process = wharf("server", "--config", config.toString(), "--port", "0", "--data", dir.resolve("data").toString());
         assertTrue(process.waitFor(TIMEOUT_SECONDS, TimeUnit.SECONDS));
         String err = new String(process.getErrorStream().readAllBytes(), StandardCharsets.UTF_8);
