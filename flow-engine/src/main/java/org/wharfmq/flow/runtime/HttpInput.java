@@ -102,7 +102,8 @@ final class HttpInput {
             }
             answer.completeOnTimeout(HttpExchange.Reply.text(504, "Flow '" + flow.name() + "' did not answer "
                     + request.method() + " " + request.path() + " within its HTTPInput node's timeout ("
-                    + node.timeout().toMillis() + " ms)."), node.timeout().toMillis(), TimeUnit.MILLISECONDS);
+                    + node.timeout().toMillis() + " ms). Try again later; if the flow's work takes that long, its "
+                    + "owner raises the node's timeout."), node.timeout().toMillis(), TimeUnit.MILLISECONDS);
         }
         return answer;
     }

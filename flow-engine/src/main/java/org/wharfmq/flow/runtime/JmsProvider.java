@@ -80,10 +80,11 @@ public record JmsProvider(String name, Map<String, String> jndi, String connecti
         environment.putAll(jndi);
         try {
             return new InitialContext(environment);
-        } catch (NamingException | RuntimeException e) {
+        } catch (NamingException | RuntimeException | LinkageError e) {
+            // LinkageError: a class the provider's client needs is not there (a jar of its dependencies left out)
             throw failure("Cannot make the JNDI context of " + describe() + " (jmsProviders: " + name + ": jndi:): " + e
-                    + ". Check java.naming.factory.initial and that the provider's client jars are on the server's "
-                    + "class path.", e);
+                    + ". Check java.naming.factory.initial and that the provider's client jars, with all their "
+                    + "dependencies, are on the server's class path (lib/).", e);
         }
     }
 
@@ -98,7 +99,7 @@ public record JmsProvider(String name, Map<String, String> jndi, String connecti
         Object found;
         try {
             found = context.lookup(connectionFactory);
-        } catch (NamingException | RuntimeException e) {
+        } catch (NamingException | RuntimeException | LinkageError e) {
             throw failure("Cannot look up connection factory '" + connectionFactory + "' of " + describe() + ": " + e
                     + ". Check its connectionFactory and jndi: settings.", e);
         }
@@ -173,11 +174,13 @@ public record JmsProvider(String name, Map<String, String> jndi, String connecti
         return text.length() > 200 ? out + "..." : out.toString();
     }
 
-    static JMSException failure(String message, Exception cause) {
+    static JMSException failure(String message, Throwable cause) {
         JMSException failure = new JMSException(message);
         if (cause != null) {
             failure.initCause(cause);
-            failure.setLinkedException(cause);
+            if (cause instanceof Exception exception) {
+                failure.setLinkedException(exception);
+            }
         }
         return failure;
     }

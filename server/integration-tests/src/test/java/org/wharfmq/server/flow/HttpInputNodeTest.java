@@ -294,7 +294,8 @@ class HttpInputNodeTest {
         HttpResponse<String> response = post("/flows/slow", "alice", "late");
         assertEquals(504, response.statusCode(), response.body());
         assertTrue(response.body().contains("Flow 'slow' did not answer POST /flows/slow within its HTTPInput node's "
-                + "timeout (300 ms)"), response.body());
+                + "timeout (300 ms). Try again later; if the flow's work takes that long, its owner raises the node's "
+                + "timeout."), () -> "names the limit and the fix: " + response.body());
         SLOW.countDown();
     }
 
