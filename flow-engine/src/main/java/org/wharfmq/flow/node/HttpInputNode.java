@@ -26,7 +26,9 @@ import java.util.Map;
  * as the flow host's user, whoever called; {@link #USER} says who did.
  *
  * <p>Each of the flow's {@code instances} runs one request at a time; requests wait for a free instance, at most
- * {@link org.wharfmq.flow.runtime.FlowConfiguration#MAX_QUEUED_HTTP_REQUESTS} (then 503), each within its timeout.
+ * {@link org.wharfmq.flow.runtime.FlowConfiguration#MAX_QUEUED_HTTP_REQUESTS} holding bodies of at most
+ * {@link org.wharfmq.flow.runtime.FlowConfiguration#MAX_QUEUED_HTTP_REQUEST_BYTES} (then 503), each within its
+ * timeout.
  * An invocation that fails goes down {@code failure} when wired (which may reply, say with a 400), in a transaction
  * of its own; when nothing replied, the caller gets a 500 that names the flow and the log has the ExceptionList.
  */

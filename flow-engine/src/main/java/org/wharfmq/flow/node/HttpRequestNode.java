@@ -313,7 +313,7 @@ public final class HttpRequestNode extends Node {
             HttpResponse<InputStream> response;
             byte[] body;
             try {
-                response = client.send(request, HttpResponse.BodyHandlers.ofInputStream());
+                response = send(request);
                 body = read(response, request.uri());
             } catch (ConnectException | HttpConnectTimeoutException e) {
                 if (canRetry) {
@@ -338,6 +338,35 @@ public final class HttpRequestNode extends Node {
             }
             return response(assembly, response, body);
         }
+    }
+
+    /**
+     * Sends the request and waits for the response's headers. A connection that cannot be made, or a response that does
+     * not come in time, fails as the JDK's client says (the same exception types, for the retry rules), with the
+     * node's setting that applies and what to check in its words: the JDK's own are "HTTP connect timed out",
+     * "request timed out", or a ConnectException with no message at all.
+     */
+    private HttpResponse<InputStream> send(HttpRequest request) throws IOException, InterruptedException {
+        try {
+            return client.send(request, HttpResponse.BodyHandlers.ofInputStream());
+        } catch (HttpConnectTimeoutException e) {
+            throw explained(new HttpConnectTimeoutException("connect timed out: no connection within the node's "
+                    + "connectTimeout (" + connectTimeout.toMillis() + " ms). Check that the service's host is up and "
+                    + "reachable from this server, or raise connectTimeout."), e);
+        } catch (HttpTimeoutException e) {
+            throw explained(new HttpTimeoutException("request timed out: no response within the node's "
+                    + "requestTimeout (" + requestTimeout.toMillis() + " ms). Raise requestTimeout if the service "
+                    + "answers that slowly, or check the service."), e);
+        } catch (ConnectException e) {
+            throw explained(new ConnectException("cannot connect" + (e.getMessage() == null ? "" : " ("
+                    + e.getMessage() + ")") + ". Check that the service runs at "
+                    + origin(request.uri()) + " and takes connections from this server."), e);
+        }
+    }
+
+    private static <E extends IOException> E explained(E explained, IOException cause) {
+        explained.initCause(cause);
+        return explained;
     }
 
     private HttpRequest request(MessageAssembly assembly) {

@@ -266,7 +266,11 @@ final class FileInstance extends InputReader {
                 }
                 if (failed != null && !backOut(file.getFileName().toString(), number, record, failed,
                         checkpoint.next(reader.offset(), true, last))) {
-                    failure = "record " + number + " failed and no failure terminal took it:\n" + failed.render();
+                    failure = "record " + number + " failed and no failure terminal took it (" + (number == 1
+                            ? "no record of the file was processed: correct the file and deliver it again"
+                            : (number == 2 ? "record 1 was" : "records 1 to " + (number - 1) + " were")
+                            + " processed: deliver record " + number
+                            + " and the records after it, corrected, in a new file") + "):\n" + failed.render();
                     break;
                 }
                 from = reader.offset();

@@ -61,6 +61,15 @@ public final class FlowConfiguration {
     public static final int MAX_QUEUED_HTTP_REQUESTS = 1000;
 
     /**
+     * The bytes of request bodies that may wait for a free instance of one HTTPInput node, at most: {@value} (64 MiB).
+     * A request whose body would take the waiting ones past it is answered 503 at once, but for one that finds none
+     * waiting, whatever its size (up to the node's {@code maxRequestBytes}): without it, 1,000 waiting requests of a
+     * 1 MiB node would hold 1 GiB of the server's heap, of a 100 MiB node 100 GiB. A request counts until an instance
+     * takes it (also after its timeout answered it).
+     */
+    public static final long MAX_QUEUED_HTTP_REQUEST_BYTES = 64L << 20;
+
+    /**
      * The {@code Retry-After} of an HTTP request answered 503 because a data source gave no connection (the database
      * does not answer, or its pool is all in use), in s: {@value}. About a connection timeout's default (5 s): long
      * enough for a pool to free a connection or a restarting database to come back, short for a person waiting.

@@ -38,7 +38,8 @@ public final class FlowJar implements AutoCloseable {
      */
     public static FlowJar open(Path jar, ClassLoader parent) {
         if (!Files.isRegularFile(jar)) {
-            throw new IllegalArgumentException("Flow jar " + jar.toAbsolutePath() + " does not exist.");
+            throw new IllegalArgumentException("Flow jar " + jar.toAbsolutePath() + " does not exist: build it (its "
+                    + "project's package), or correct the path.");
         }
         try {
             URL url = jar.toUri().toURL();
@@ -86,7 +87,8 @@ public final class FlowJar implements AutoCloseable {
             }
             return factory.create(properties);
         } catch (ClassNotFoundException e) {
-            throw new IllegalArgumentException("Class " + className + " is not in flow jar " + jar + ".", e);
+            throw new IllegalArgumentException("Class " + className + " is not in flow jar " + jar + ": check the "
+                    + "class's name (with its package), or rebuild the jar.", e);
         } catch (NoSuchMethodException | InstantiationException | IllegalAccessException e) {
             throw new IllegalArgumentException("Class " + className + " in " + jar + " needs a public no-argument "
                     + "constructor: " + e, e);

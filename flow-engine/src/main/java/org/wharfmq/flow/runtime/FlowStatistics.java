@@ -114,11 +114,19 @@ public final class FlowStatistics {
             sb.append(String.format("  per invocation: elapsed %.1f us, cpu %.1f us%n", elapsedNanos() / 1e3 / n,
                     cpuNanos() / 1e3 / n));
         }
-        sb.append(String.format("  %-24s %-12s %12s %10s %14s %14s%n", "node", "kind", "invocations", "failures",
+        // the columns as wide as their longest name (a DatabaseRetrieve node's kind is 16 characters)
+        int nodeWidth = 24;
+        int kindWidth = 12;
+        for (NodeStatistics s : byName.values()) {
+            nodeWidth = Math.max(nodeWidth, s.node().length());
+            kindWidth = Math.max(kindWidth, s.kind().length());
+        }
+        String names = "  %-" + nodeWidth + "s %-" + kindWidth + "s ";
+        sb.append(String.format(names + "%12s %10s %14s %14s%n", "node", "kind", "invocations", "failures",
                 "elapsed us/inv", "cpu us/inv"));
         for (NodeStatistics s : byName.values()) {
             long inv = s.invocations();
-            sb.append(String.format("  %-24s %-12s %12d %10d %14.1f %14.1f%n", s.node(), s.kind(), inv, s.failures(),
+            sb.append(String.format(names + "%12d %10d %14.1f %14.1f%n", s.node(), s.kind(), inv, s.failures(),
                     inv == 0 ? 0.0 : s.elapsedNanos() / 1e3 / inv, inv == 0 ? 0.0 : s.cpuNanos() / 1e3 / inv));
         }
         return sb.toString();

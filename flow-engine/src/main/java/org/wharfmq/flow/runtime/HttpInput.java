@@ -24,6 +24,7 @@ import java.util.concurrent.ArrayBlockingQueue;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * The requests of one {@link HttpInputNode}: a bounded queue that the listener's side fills ({@link #accept}, which
@@ -48,6 +49,8 @@ final class HttpInput {
     private final BlockingQueue<HttpExchange> requests =
             new ArrayBlockingQueue<>(FlowConfiguration.MAX_QUEUED_HTTP_REQUESTS);
     private final List<Instance> instances = new ArrayList<>();
+    /** The bytes of the bodies of the requests in {@link #requests}: {@link #holdBody}. */
+    private final AtomicLong queuedBytes = new AtomicLong();
 
     HttpInput(RunningFlow flow, HttpInputNode node) {
         this.flow = flow;
@@ -84,7 +87,13 @@ final class HttpInput {
         CompletableFuture<HttpExchange.Reply> answer = request.answer();
         if (!flow.isRunning()) {
             answer.complete(HttpExchange.Reply.text(503, "Flow '" + flow.name() + "' is stopping: try again shortly."));
+        } else if (!holdBody(request.body().length)) {
+            answer.complete(HttpExchange.Reply.text(503, "Flow '" + flow.name() + "' is busy: the requests that wait "
+                    + "for it hold " + queuedBytes.get() + " bytes of bodies already, and this one's "
+                    + request.body().length + " would take them past " + FlowConfiguration.MAX_QUEUED_HTTP_REQUEST_BYTES
+                    + " (the most one HTTPInput node's waiting requests hold). Try again shortly."));
         } else if (!requests.offer(request)) {
+            queuedBytes.addAndGet(-request.body().length);
             answer.complete(HttpExchange.Reply.text(503, "Flow '" + flow.name() + "' is busy: "
                     + FlowConfiguration.MAX_QUEUED_HTTP_REQUESTS + " requests wait for it already. Try again shortly."));
         } else {
@@ -93,14 +102,38 @@ final class HttpInput {
             }
             answer.completeOnTimeout(HttpExchange.Reply.text(504, "Flow '" + flow.name() + "' did not answer "
                     + request.method() + " " + request.path() + " within its HTTPInput node's timeout ("
-                    + node.timeout().toMillis() + " ms)."), node.timeout().toMillis(), TimeUnit.MILLISECONDS);
+                    + node.timeout().toMillis() + " ms). Try again later; if the flow's work takes that long, its "
+                    + "owner raises the node's timeout."), node.timeout().toMillis(), TimeUnit.MILLISECONDS);
         }
         return answer;
+    }
+
+    /**
+     * Counts {@code bytes} of a request's body among those waiting, unless they would take the waiting ones past
+     * {@link FlowConfiguration#MAX_QUEUED_HTTP_REQUEST_BYTES} while others wait: then false, nothing counted.
+     */
+    private boolean holdBody(int bytes) {
+        long after = queuedBytes.addAndGet(bytes);
+        if (after > FlowConfiguration.MAX_QUEUED_HTTP_REQUEST_BYTES && after != bytes) {
+            queuedBytes.addAndGet(-bytes);
+            return false;
+        }
+        return true;
+    }
+
+    /** The request an instance takes, its body no longer counted as waiting; null when none came within the poll. */
+    private HttpExchange take() throws InterruptedException {
+        HttpExchange request = requests.poll(FlowConfiguration.POLL_MILLIS, TimeUnit.MILLISECONDS);
+        if (request != null) {
+            queuedBytes.addAndGet(-request.body().length);
+        }
+        return request;
     }
 
     /** Answers the requests still queued once the instances have stopped. */
     void refuseQueued() {
         for (HttpExchange request; (request = requests.poll()) != null; ) {
+            queuedBytes.addAndGet(-request.body().length);
             request.answer().complete(HttpExchange.Reply.text(503, "Flow '" + flow.name() + "' stopped before it "
                     + "took this request: try again."));
         }
@@ -173,7 +206,7 @@ final class HttpInput {
                             open();
                             delay = FlowConfiguration.FIRST_RETRY_MILLIS;
                         }
-                        HttpExchange request = requests.poll(FlowConfiguration.POLL_MILLIS, TimeUnit.MILLISECONDS);
+                        HttpExchange request = take();
                         if (request != null && !request.answer().isDone()) { // done: its timeout answered it
                             process(request);
                         }

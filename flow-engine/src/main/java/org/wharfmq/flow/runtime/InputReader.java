@@ -135,14 +135,22 @@ abstract class InputReader implements Runnable {
      * @param from where it came from, for the log
      */
     final void deadLetterAsItCame(Message message, String from, Exception cause) throws JMSException {
+        deadLetter(message, message, "as it is", from, cause);
+    }
+
+    /**
+     * As {@link #deadLetterAsItCame}, sending {@code sent} for {@code message} ({@code how} it goes, for the log).
+     */
+    final void deadLetter(Message message, Message sent, String how, String from, Exception cause)
+            throws JMSException {
         LOG.log(System.Logger.Level.ERROR, "Flow '" + flow.name() + "' cannot read message " + message.getJMSMessageID()
-                + from + "; moving it as it is to " + RunningFlow.DEAD_LETTER_QUEUE + ": " + cause);
+                + from + "; moving it " + how + " to " + RunningFlow.DEAD_LETTER_QUEUE + ": " + cause);
         if (coordination != null) {
             invocation.joinWharf();
         }
         MessageProducer producer = transacted.createProducer(null);
         try {
-            producer.send(invocation.queue(RunningFlow.DEAD_LETTER_QUEUE), message);
+            producer.send(invocation.queue(RunningFlow.DEAD_LETTER_QUEUE), sent);
         } finally {
             producer.close();
         }

@@ -12,8 +12,10 @@ import javax.jms.ConnectionFactory;
 import javax.jms.JMSException;
 import javax.jms.Message;
 import javax.jms.MessageConsumer;
+import javax.jms.ObjectMessage;
 import javax.jms.Session;
 import java.sql.SQLException;
+import java.util.Enumeration;
 
 /**
  * One reader of a {@link JmsInputNode}: a thread with its connection to Wharf (the invocation's sends) and its
@@ -148,6 +150,30 @@ final class JmsInputReader extends InputReader {
         receiving.stop();
     }
 
+    /**
+     * A body-less Wharf message with {@code message}'s correlation id, type and properties, and
+     * {@link RunningFlow#BODY_NOT_COPIED}.
+     */
+    private Message withoutObject(Message message) throws JMSException {
+        Message copy = transacted.createMessage();
+        String correlation = message.getJMSCorrelationID();
+        if (correlation != null) {
+            copy.setJMSCorrelationID(correlation);
+        }
+        copy.setJMSType(message.getJMSType());
+        for (Enumeration<?> names = message.getPropertyNames(); names.hasMoreElements(); ) {
+            String name = (String) names.nextElement();
+            if (!name.startsWith("JMSX")) {
+                copy.setObjectProperty(name, message.getObjectProperty(name));
+            }
+        }
+        copy.setStringProperty(RunningFlow.BODY_NOT_COPIED, "The body of ObjectMessage " + message.getJMSMessageID()
+                + " of " + provider.describe() + " is a serialized Java object, which the server does not deserialize "
+                + "(that would run the code of the classes its sender named): it was not copied. Send flows text or "
+                + "bytes.");
+        return copy;
+    }
+
     private void process(Message message) throws JMSException {
         flow.statistics().invocations.increment();
         int deliveryCount = JmsMessages.deliveryCount(message);
@@ -266,9 +292,18 @@ final class JmsInputReader extends InputReader {
         }
     }
 
-    /** A message the flow cannot read: to Wharf's dead-letter queue as it came, then off the provider. */
+    /**
+     * A message the flow cannot read: to Wharf's dead-letter queue as it came, then off the provider; an
+     * ObjectMessage without its body ({@link #withoutObject}).
+     */
     private void backoutUnreadable(Message message, Exception e) throws JMSException {
-        deadLetterAsItCame(message, " of " + provider.describe(), e);
+        if (message instanceof ObjectMessage) {
+            deadLetter(message, withoutObject(message), "without its body (an ObjectMessage's serialized object, "
+                    + "which the server never deserializes; its property " + RunningFlow.BODY_NOT_COPIED + " says so)",
+                    " of " + provider.describe(), e);
+        } else {
+            deadLetterAsItCame(message, " of " + provider.describe(), e);
+        }
         flow.statistics().backouts.increment();
         acknowledge();
     }

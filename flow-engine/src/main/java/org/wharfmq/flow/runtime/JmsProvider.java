@@ -80,10 +80,11 @@ public record JmsProvider(String name, Map<String, String> jndi, String connecti
         environment.putAll(jndi);
         try {
             return new InitialContext(environment);
-        } catch (NamingException | RuntimeException e) {
+        } catch (NamingException | RuntimeException | LinkageError e) {
+            // LinkageError: a class the provider's client needs is not there (a jar of its dependencies left out)
             throw failure("Cannot make the JNDI context of " + describe() + " (jmsProviders: " + name + ": jndi:): " + e
-                    + ". Check java.naming.factory.initial and that the provider's client jars are on the server's "
-                    + "class path.", e);
+                    + ". Check java.naming.factory.initial and that the provider's client jars, with all their "
+                    + "dependencies, are on the server's class path (lib/).", e);
         }
     }
 
@@ -94,10 +95,11 @@ public record JmsProvider(String name, Map<String, String> jndi, String connecti
      * @throws IllegalArgumentException when {@link #xa()} and the factory found is not an {@link XAConnectionFactory}
      */
     ConnectionFactory factory(Context context) throws JMSException {
+        requireProviderName(connectionFactory, "connection factory");
         Object found;
         try {
             found = context.lookup(connectionFactory);
-        } catch (NamingException | RuntimeException e) {
+        } catch (NamingException | RuntimeException | LinkageError e) {
             throw failure("Cannot look up connection factory '" + connectionFactory + "' of " + describe() + ": " + e
                     + ". Check its connectionFactory and jndi: settings.", e);
         }
@@ -133,11 +135,52 @@ public record JmsProvider(String name, Map<String, String> jndi, String connecti
         }
     }
 
-    static JMSException failure(String message, Exception cause) {
+    /**
+     * Refuses a JNDI name that is a URL, before it is looked up: JNDI resolves a name with a scheme (the text before
+     * its first {@code :}, when no {@code /} comes first: {@code ldap://host/...}, {@code rmi://...}, {@code dns:...})
+     * through that scheme's naming system, whatever the provider's environment says, so a look-up of it would reach
+     * any LDAP or RMI server the name points at, and take back what it answers (a reference, a serialized object): JNDI
+     * injection. A name here is one of the provider's own context ({@code queue.NAME=...} of its {@code jndi:}
+     * settings), never a URL, whoever chose it (a flow may compute it from a message).
+     *
+     * @throws JMSException naming the name, why and the fix
+     */
+    void requireProviderName(String jndiName, String what) throws JMSException {
+        String scheme = urlScheme(jndiName);
+        if (scheme != null) {
+            throw failure("Cannot look up " + what + " '" + quoted(jndiName) + "' of " + describe() + ": it is a URL "
+                    + "(scheme '" + quoted(scheme) + "'), which JNDI would resolve through that scheme's naming system "
+                    + "(a server the URL names), not the provider's context, so it is never looked up. Give a name of "
+                    + "the provider's own JNDI context (for example queue.NAME=QUEUE in its jndi: settings, looked up "
+                    + "as NAME); a name taken from a message must never reach a look-up (docs/flows.md, \"Other JMS "
+                    + "providers\").", null);
+        }
+    }
+
+    /** The URL scheme JNDI sees in {@code name} ({@code InitialContext}'s rule), or null when it sees none. */
+    static String urlScheme(String name) {
+        int colon = name.indexOf(':');
+        int slash = name.indexOf('/');
+        return colon > 0 && (slash < 0 || colon < slash) ? name.substring(0, colon) : null;
+    }
+
+    /** {@code text} as a message may quote it: control characters replaced, at most 200 characters. */
+    private static String quoted(String text) {
+        StringBuilder out = new StringBuilder(Math.min(text.length(), 200));
+        for (int i = 0; i < text.length() && i < 200; i++) {
+            char c = text.charAt(i);
+            out.append(Character.isISOControl(c) ? '?' : c);
+        }
+        return text.length() > 200 ? out + "..." : out.toString();
+    }
+
+    static JMSException failure(String message, Throwable cause) {
         JMSException failure = new JMSException(message);
         if (cause != null) {
             failure.initCause(cause);
-            failure.setLinkedException(cause);
+            if (cause instanceof Exception exception) {
+                failure.setLinkedException(exception);
+            }
         }
         return failure;
     }

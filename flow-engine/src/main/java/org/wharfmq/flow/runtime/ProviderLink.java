@@ -106,10 +106,14 @@ final class ProviderLink implements AutoCloseable {
         }
     }
 
-    /** The provider's destination of this JNDI name (looked up once). */
+    /**
+     * The provider's destination of this JNDI name (looked up once); a name that is a URL is refused unlooked-up
+     * ({@link JmsProvider#requireProviderName}).
+     */
     Destination destination(String jndiName) throws JMSException {
         Destination destination = destinations.get(jndiName);
         if (destination == null) {
+            provider.requireProviderName(jndiName, "destination");
             try {
                 Object found = context.lookup(jndiName);
                 if (!(found instanceof Destination d)) {
@@ -142,12 +146,15 @@ final class ProviderLink implements AutoCloseable {
 
     /** Sends a flow message (without its reply-to, a destination of another provider) in the transaction or at once. */
     void send(String destination, FlowMessage message, boolean inTransaction) throws JMSException {
+        // looked up first: a name refused or not found puts nothing in the provider's transaction, so an invocation
+        // that sent nothing else there may still commit (its failure path taking the refusal)
+        Destination target = destination(destination);
         Session session = inTransaction ? transacted : plain;
         Message jms = JmsMessages.write(session, message, false, JmsBodies.COPYING);
         if (inTransaction) {
             transactedWork = true;
         }
-        (inTransaction ? transactedProducer : plainProducer).send(destination(destination), jms,
+        (inTransaction ? transactedProducer : plainProducer).send(target, jms,
                 message.isPersistent() ? DeliveryMode.PERSISTENT : DeliveryMode.NON_PERSISTENT,
                 JmsMessages.priority(message), JmsMessages.timeToLive(message));
     }

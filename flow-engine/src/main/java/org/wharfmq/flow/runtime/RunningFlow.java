@@ -47,6 +47,15 @@ public final class RunningFlow implements AutoCloseable {
      */
     public static final String DEAD_LETTER_QUEUE = "SYSTEM.DEAD.LETTER.QUEUE";
 
+    /**
+     * The property of a dead-lettered message whose body was not copied, naming why: {@value}. An ObjectMessage of
+     * another provider holds a serialized Java object, which only deserializing it would copy; deserializing what a
+     * sender chose runs the code of the classes it names (the provider's client deserializes any class unless told
+     * otherwise, Artemis's among them), so the server never does, and the message goes with its headers and
+     * properties alone.
+     */
+    public static final String BODY_NOT_COPIED = "WharfBodyNotCopied";
+
     private static final System.Logger LOG = System.getLogger(RunningFlow.class.getName());
 
     private final FlowDefinition definition;

@@ -99,7 +99,7 @@ final class ResultsPlan {
             for (Target target : targets) {
                 seconds += Math.round(dummies() * DUMMY_SUBSCRIPTION_SECONDS);
                 for (int clients : ratedSteps(quick, target)) {
-                    seconds += warmup + runLength + overheadSeconds() + Math.round(clients * RATED_CONNECT_SECONDS_PER_REQUESTER);
+                    seconds += warmup + runLength + overheadSeconds() + Math.round(clients * RATED_SECONDS_PER_REQUESTER);
                 }
             }
             return seconds;
@@ -187,18 +187,21 @@ final class ResultsPlan {
      */
     static final int TWO_QUEUE_MANAGER_RUN_OVERHEAD_SECONDS = 8;
     /**
-     * Seconds RR-RATED takes to connect a requester, 8 at a time per JVM: a 2,000 step's requesters connected in about
-     * 45 s at load 21 to 44, a 12,000 step's in 316 s at load 20 to 140 (session 38; 140 s for 2,000 at load 70 to 90
-     * in session 20).
+     * Seconds an RR-RATED step takes per requester besides its warm-up, measured period and {@link #RUN_OVERHEAD_SECONDS}:
+     * its requester JVMs started and connected 8 at a time each, a step that did not serve its clients waiting for its
+     * late replies. Quietly (main {@code 22fd3df0}, 2026-12-06, row 103's ten steps in 10 min 28 s) a step of 250 to 4,000
+     * requesters took 57 to 73 s with a 30 s warm-up and 20 s measured: 56 s and 0.0043 s per requester (Wharf's 4,000
+     * step: its clock started 40 s after the step did, its late replies took 12 s after it ended). A busy machine takes
+     * far longer (0.02 to 0.05 s per requester at load 20 to 140, session 38).
      */
-    static final double RATED_CONNECT_SECONDS_PER_REQUESTER = 0.03;
+    static final double RATED_SECONDS_PER_REQUESTER = 0.005;
     /**
      * The step at which each server's RR-RATED stepping stops on a quiet 2-core machine, for the estimate of the row's
-     * time (a server stops at its first step at or past it): Artemis's median passed 1 s at 2,000 requesters (1.26 s,
-     * 2026-12-05); ActiveMQ Classic failed its 1,000 step on its stock 1,000 connections, now raised
-     * ({@link Target#CLASSIC_MAX_CONNECTIONS}), and is taken to stop where Artemis does until measured quietly.
-     * Wharf's at 8,000, the row's step after 4,000, not yet measured quietly: it served 3,000 and 4,000 requesters at a
-     * 705 and 820 ms median on a busy machine (session 38, load 23 to 81), its requester JVMs far behind their rate.
+     * time (a server stops at its first step at or past it). In the last quiet run (main {@code 22fd3df0}, 2026-12-06)
+     * Artemis and ActiveMQ Classic stopped at 2,000 (6.5 s medians) and Wharf at 4,000, its requester JVMs' waiting
+     * requesters spending their CPU on wake-ups (since fixed in the client: at 4,000 on a busy machine they carried
+     * 5,430 of the 6,000 round trips/s asked, at 185 us per round trip, against 1,610 at 982 us): Wharf is taken to
+     * stop at 8,000 now, whose 12,000 round trips/s its requester JVMs cannot carry on two cores.
      */
     static final Map<Target, Integer> RATED_EXPECTED_STOP = Map.of(Target.WHARF, 8000, Target.ARTEMIS, 2000,
             Target.CLASSIC, 2000);

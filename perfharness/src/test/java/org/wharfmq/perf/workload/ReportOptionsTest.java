@@ -87,10 +87,17 @@ class ReportOptionsTest {
         assertEquals(run, row("RR-1 2 KB, 8 requesters").estimateSeconds(30, 20, PEERS, false), "Wharf only");
         assertEquals(run + 30 + 10, row("F-PARSE 4 KB").estimateSeconds(30, 20, PEERS, false), "and its plain loop");
         ResultsPlan.Row rated = ResultsPlan.ROWS.stream().filter(r -> r.workload() == Workload.RR_RATED).findFirst().orElseThrow();
-        double connect = ResultsPlan.RATED_CONNECT_SECONDS_PER_REQUESTER;
-        assertEquals(11 * run + Math.round(15_250 * connect) + Math.round(3_250 * connect) + Math.round(3_250 * connect),
-                rated.estimateSeconds(30, 20, PEERS, false), "each server's steps up to where its stepping stops, their "
-                        + "requesters connecting: Wharf's 250 to 8,000, Artemis's and ActiveMQ Classic's to 2,000");
+        double perRequester = ResultsPlan.RATED_SECONDS_PER_REQUESTER;
+        long upTo2000 = Math.round(250 * perRequester) + Math.round(1_000 * perRequester) + Math.round(2_000 * perRequester);
+        long estimate = rated.estimateSeconds(30, 20, PEERS, false);
+        long wharfTo4000 = 4 * run + upTo2000 + Math.round(4_000 * perRequester);
+        long peers = 6 * run + 2 * upTo2000;
+        assertEquals(wharfTo4000 + run + Math.round(8_000 * perRequester) + peers, estimate, "each server's steps up to "
+                + "where its stepping stops, their requesters connecting: Wharf's 250 to 8,000, Artemis's and ActiveMQ "
+                + "Classic's to 2,000");
+        // the last quiet run (10 min 28 s): Wharf's steps to 4,000 took 254 s, Artemis's and Classic's to 2,000 375 s
+        assertTrue(Math.abs(wharfTo4000 - 254) <= 30, "Wharf's steps to 4,000 as they took: " + wharfTo4000);
+        assertTrue(Math.abs(peers - 375) <= 30, "the peers' steps as they took: " + peers);
         assertEquals(List.of("--sizes", "2k", "--requesters", "250,1000,2000,4000,8000,16000,32000"), rated.options(),
                 "the row steps on past Wharf's 2,000 until the median or a limit of the machine stops it");
         assertEquals(2 * (30 + 20 + ResultsPlan.TWO_QUEUE_MANAGER_RUN_OVERHEAD_SECONDS), row("OW-5 2 KB, 8 producers at 1,000 "

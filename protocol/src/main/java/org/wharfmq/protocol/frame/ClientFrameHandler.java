@@ -114,4 +114,7 @@ public interface ClientFrameHandler {
 
     /** CHANNEL_FAST_CONFIRM: answer OK, the CHANNEL_FAST_MESSAGEs before it being read. */
     void onChannelFastConfirm(Frame.ChannelFastConfirm frame);
+
+    /** SHARE_DELIVERIES: the client keeps messages for DELIVER_SAME (docs/protocol.md, "Shared deliveries"). */
+    void onShareDeliveries(Frame.ShareDeliveries frame);
 }

@@ -126,6 +126,9 @@ final class Codec {
             case STATUS_REQUEST -> Frame.StatusRequest.read(in);
             case STATUS_REPLY -> Frame.StatusReply.read(in);
             case CHANNEL_FAST_CONFIRM -> Frame.ChannelFastConfirm.read(in);
+            case DELIVER_KEEP -> Frame.DeliverKeep.read(in);
+            case DELIVER_SAME -> Frame.DeliverSame.read(in);
+            case SHARE_DELIVERIES -> Frame.ShareDeliveries.read(in);
         };
         if (in.isReadable()) {
             ByteBuf message = FrameEncoder.messageOf(frame);

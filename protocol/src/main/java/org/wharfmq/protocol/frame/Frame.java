@@ -296,6 +296,13 @@ public sealed interface Frame {
          */
         public static final int STATUS_SESSION = Hello.STATUS_SESSION;
 
+        /**
+         * Offered on a version 3 connection: the server takes {@link ShareDeliveries}, and then sends a message it
+         * delivers to several of the connection's consumers once ({@link DeliverKeep}, {@link DeliverSame}). A client
+         * that does not know the bit ignores it.
+         */
+        public static final int SHARED_DELIVERIES = 2;
+
         /** A HELLO_OK without flags: a session of the active queue manager. */
         public HelloOk(short version, String serverName, String serverVersion, int heartbeatMillis,
                        int maxMessageLength, String user, byte[] data) {
@@ -318,6 +325,11 @@ public sealed interface Frame {
         /** Whether this connection is a status session of a replica. */
         public boolean statusSession() {
             return (flags & STATUS_SESSION) != 0;
+        }
+
+        /** Whether the server takes SHARE_DELIVERIES on this connection. */
+        public boolean sharedDeliveries() {
+            return (flags & SHARED_DELIVERIES) != 0;
         }
 
         public FrameType type() {
@@ -1005,6 +1017,180 @@ public sealed interface Frame {
             }
             return new Deliver(in.getInt(start + 1), in.getLong(start + 5), in.getInt(start + 13),
                     FrameArray.copyOf(in, start + MESSAGE_OFFSET, length - MESSAGE_OFFSET));
+        }
+    }
+
+    /**
+     * Server → client, on a connection whose client keeps messages ({@link ShareDeliveries}): a DELIVER whose message
+     * the client also keeps in {@code slot} (0 to the client's count less one), replacing what the slot held, for the
+     * {@link DeliverSame} frames after it that name the slot. The client hands it on as the {@link Deliver} it stands
+     * for. The server sends one for a short BytesMessage it may deliver to more of the connection's consumers
+     * (docs/protocol.md, "Shared deliveries").
+     */
+    record DeliverKeep(int consumerId, long deliveryId, int deliveryCount, int slot, ByteBuf message)
+            implements FromServer {
+        /** Bytes of a DELIVER_KEEP frame before its message: the type byte, consumer id, delivery id, count and slot. */
+        private static final int MESSAGE_OFFSET = 1 + 4 + 8 + 4 + 1;
+
+        public DeliverKeep {
+            checkSlot(slot);
+        }
+
+        public FrameType type() {
+            return FrameType.DELIVER_KEEP;
+        }
+
+        /** Handled as the DELIVER it stands for (a link that keeps messages reads it with {@link #readKept}). */
+        public void handleWith(ServerFrameHandler handler) {
+            handler.onDeliver(new Deliver(consumerId, deliveryId, deliveryCount, message));
+        }
+
+        public void writePayload(ByteBuf out) {
+            Deliver.writePayload(out, consumerId, deliveryId, deliveryCount);
+            out.writeByte(slot);
+        }
+
+        /** Appends a whole DELIVER_KEEP frame to {@code out}, the message's readable bytes copied (not released). */
+        public static void writeFrame(ByteBuf out, int consumerId, long deliveryId, int deliveryCount, int slot,
+                                      ByteBuf message) {
+            int length = message.readableBytes();
+            out.writeInt(frameLength(length) - 4);
+            out.writeByte(FrameType.DELIVER_KEEP.code());
+            Deliver.writePayload(out, consumerId, deliveryId, deliveryCount);
+            out.writeByte(slot);
+            out.writeBytes(message, message.readerIndex(), length);
+        }
+
+        /** Bytes {@link #writeFrame} appends for a message of {@code messageLength} bytes. */
+        public static int frameLength(int messageLength) {
+            return 4 + MESSAGE_OFFSET + messageLength;
+        }
+
+        /** Reads the payload {@link #writePayload} wrote; the message a retained slice of {@code in}, as DELIVER's. */
+        public static DeliverKeep read(ByteBuf in) {
+            return new DeliverKeep(in.readInt(), in.readLong(), in.readInt(), in.readUnsignedByte(),
+                    in.readSlice(in.readableBytes()).retain());
+        }
+
+        /**
+         * The DELIVER_KEEP frame of {@code length} bytes (type byte and payload) at {@code start} of {@code in} as the
+         * DELIVER it stands for, its message copied into an array of its own ({@link FrameArray}, which nothing writes
+         * again), which {@code kept} then holds in the frame's slot. {@code in} is left as it was.
+         *
+         * @throws MalformedFrameException when the frame is shorter than its fields or names a slot past {@code kept}
+         */
+        public static Deliver readKept(ByteBuf in, int start, int length, byte[][] kept) {
+            if (length < MESSAGE_OFFSET) {
+                throw new MalformedFrameException("DELIVER_KEEP frame is truncated: " + length + " bytes, its fields"
+                        + " take " + MESSAGE_OFFSET);
+            }
+            int slot = in.getUnsignedByte(start + MESSAGE_OFFSET - 1);
+            if (slot >= kept.length) {
+                throw new MalformedFrameException("DELIVER_KEEP names slot " + slot + ", but this client keeps "
+                        + kept.length + " messages (its SHARE_DELIVERIES)");
+            }
+            ByteBuf message = FrameArray.copyOf(in, start + MESSAGE_OFFSET, length - MESSAGE_OFFSET);
+            kept[slot] = message.array();
+            return new Deliver(in.getInt(start + 1), in.getLong(start + 5), in.getInt(start + 13), message);
+        }
+    }
+
+    /**
+     * Server → client, on a connection whose client keeps messages ({@link ShareDeliveries}): a DELIVER of the message
+     * the last {@link DeliverKeep} naming {@code slot} carried, which the server does not send again. The client hands
+     * it on as the {@link Deliver} it stands for.
+     */
+    record DeliverSame(int consumerId, long deliveryId, int deliveryCount, int slot) implements FromServer {
+        /** Bytes of a whole DELIVER_SAME frame, its length field included. */
+        public static final int FRAME_BYTES = 4 + 1 + 4 + 8 + 4 + 1;
+
+        public DeliverSame {
+            checkSlot(slot);
+        }
+
+        public FrameType type() {
+            return FrameType.DELIVER_SAME;
+        }
+
+        /** Never handed on as it is: only a link that keeps messages can read it ({@link #readKept}). */
+        public void handleWith(ServerFrameHandler handler) {
+            throw new MalformedFrameException("DELIVER_SAME names kept slot " + slot + ", but this link keeps no"
+                    + " messages: it never sent SHARE_DELIVERIES");
+        }
+
+        public void writePayload(ByteBuf out) {
+            Deliver.writePayload(out, consumerId, deliveryId, deliveryCount);
+            out.writeByte(slot);
+        }
+
+        /** Appends a whole DELIVER_SAME frame to {@code out}. */
+        public static void writeFrame(ByteBuf out, int consumerId, long deliveryId, int deliveryCount, int slot) {
+            out.writeInt(FRAME_BYTES - 4);
+            out.writeByte(FrameType.DELIVER_SAME.code());
+            Deliver.writePayload(out, consumerId, deliveryId, deliveryCount);
+            out.writeByte(slot);
+        }
+
+        /** Reads the payload {@link #writePayload} wrote. */
+        public static DeliverSame read(ByteBuf in) {
+            return new DeliverSame(in.readInt(), in.readLong(), in.readInt(), in.readUnsignedByte());
+        }
+
+        /**
+         * The DELIVER_SAME frame of {@code length} bytes (type byte and payload) at {@code start} of {@code in} as the
+         * DELIVER it stands for: its message the array {@code kept} holds in the frame's slot, shared, not copied (no
+         * one writes it: {@link FrameArray}). {@code in} is left as it was.
+         *
+         * @throws MalformedFrameException when the frame is not as long as its fields or names a slot no
+         *                                 {@link DeliverKeep} filled
+         */
+        public static Deliver readKept(ByteBuf in, int start, int length, byte[][] kept) {
+            if (length != FRAME_BYTES - 4) {
+                throw new MalformedFrameException("DELIVER_SAME frame has " + length + " bytes; its fields take "
+                        + (FRAME_BYTES - 4));
+            }
+            int slot = in.getUnsignedByte(start + FRAME_BYTES - 5);
+            byte[] message = slot < kept.length ? kept[slot] : null;
+            if (message == null) {
+                throw new MalformedFrameException("DELIVER_SAME names slot " + slot + ", which no DELIVER_KEEP filled");
+            }
+            return new Deliver(in.getInt(start + 1), in.getLong(start + 5), in.getInt(start + 13), FrameArray.of(message));
+        }
+    }
+
+    /**
+     * Client → server, on a version 3 connection whose HELLO_OK offered it ({@link HelloOk#SHARED_DELIVERIES}): the
+     * client keeps the messages of the last DELIVER_KEEP frames, one per slot, {@code slots} of them
+     * (1 to {@link #MAX_SLOTS}), so the server may send a message delivered to several of its consumers once
+     * ({@link DeliverKeep}, {@link DeliverSame}). Fire-and-forget; sent before any consumer is created.
+     */
+    record ShareDeliveries(int slots) implements FromClient {
+        /** The most slots a client may keep. */
+        public static final int MAX_SLOTS = 64;
+
+        public FrameType type() {
+            return FrameType.SHARE_DELIVERIES;
+        }
+
+        public void handleWith(ClientFrameHandler handler) {
+            handler.onShareDeliveries(this);
+        }
+
+        public void writePayload(ByteBuf out) {
+            out.writeInt(slots);
+        }
+
+        /** Reads the payload {@link #writePayload} wrote. */
+        public static ShareDeliveries read(ByteBuf in) {
+            return new ShareDeliveries(in.readInt());
+        }
+    }
+
+    /** A kept-message slot fits its byte and the most a client keeps. */
+    private static void checkSlot(int slot) {
+        if (slot < 0 || slot >= ShareDeliveries.MAX_SLOTS) {
+            throw new MalformedFrameException("kept-message slot " + slot + " is outside 0 to "
+                    + (ShareDeliveries.MAX_SLOTS - 1));
         }
     }
 

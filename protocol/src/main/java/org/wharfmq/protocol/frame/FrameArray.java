@@ -37,6 +37,14 @@ public final class FrameArray extends UnpooledHeapByteBuf {
         return new FrameArray(array);
     }
 
+    /**
+     * {@code array}, readable whole, not copied: an array some {@link #copyOf} made, which the buffer shares with
+     * every other that holds it (a kept message delivered again: {@link Frame.DeliverSame#readKept}).
+     */
+    public static ByteBuf of(byte[] array) {
+        return new FrameArray(array);
+    }
+
     /** Whether {@code content} (a slice or duplicate of one, at any depth) lies in a {@link FrameArray}. */
     public static boolean holds(ByteBuf content) {
         ByteBuf root = content;

@@ -49,13 +49,16 @@ public final class FrameEncoder extends MessageToMessageEncoder<Frame> {
         }
     }
 
-    /** The message bytes a SEND, DELIVER, CHANNEL_MESSAGE or CHANNEL_FAST_MESSAGE frame carries after its header, or null for every other frame. */
+    /** The message bytes a SEND, DELIVER, DELIVER_KEEP, CHANNEL_MESSAGE or CHANNEL_FAST_MESSAGE frame carries after its header, or null for every other frame. */
     public static ByteBuf messageOf(Frame frame) {
         if (frame instanceof Frame.Send s) {
             return s.message();
         }
         if (frame instanceof Frame.Deliver d) {
             return d.message();
+        }
+        if (frame instanceof Frame.DeliverKeep k) {
+            return k.message();
         }
         if (frame instanceof Frame.ChannelMessage m) {
             return m.message();

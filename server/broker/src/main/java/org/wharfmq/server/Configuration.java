@@ -183,6 +183,15 @@ public final class Configuration {
     public static final int DELIVER_COPY_LIMIT_BYTES = 8 * 1024;
 
     /**
+     * Most messages the server keeps track of per connection, while one task of its loop writes the connection's
+     * DELIVER frames, as sent once and kept by the client (DELIVER_KEEP, then DELIVER_SAME naming it: docs/protocol.md,
+     * "Shared deliveries"): {@value}, or fewer when the client keeps fewer. Each is a short BytesMessage referenced for
+     * that task only; a task's deliveries of one publication to the connection's consumers are then one copy of it
+     * and a 22-byte frame each (PS-N 100's 25 subscribers to a connection, a few publications a task).
+     */
+    public static final int DELIVER_KEPT_MESSAGES = 16;
+
+    /**
      * A message put on a transmission queue whose body is at most this long ({@value} bytes) is written with its
      * transmission header into one buffer, its body copied
      * ({@link org.wharfmq.protocol.message.TransmissionHeader.Addressed#wrap}): a copy of a few KiB costs less than a

@@ -226,6 +226,14 @@ public final class ClientConfiguration {
      */
     public static final int LOOK_AGAIN_BELOW_FRAMES = 8;
 
+    /**
+     * Messages a {@code tcp://} or {@code ssl://} link keeps for the server's DELIVER_SAME frames, one per slot:
+     * {@value} (SHARE_DELIVERIES; docs/protocol.md, "Shared deliveries"). The server sends a short BytesMessage that
+     * goes to several consumers of the connection once per slot, and the rest of its deliveries name the slot; the
+     * link holds the last message of each slot, at most {@value} arrays of short messages (the server's copy limit).
+     */
+    public static final int KEPT_DELIVERIES = 16;
+
     /** Messages larger than this are written from their own buffer, not copied into the staging one: {@value}. */
     public static final int COPY_LIMIT_BYTES = 64 * 1024;
 

@@ -180,6 +180,10 @@ public final class LinkHandler implements FrameListener, ServerFrameHandler {
         if (connected.heartbeatMillis() > 0) {
             link.startHeartbeat(connected.heartbeatMillis());
         }
+        if (ok.sharedDeliveries() && !ok.statusSession() && link.keptDeliveries() > 0) {
+            // before any consumer: its deliveries may then come as DELIVER_KEEP and DELIVER_SAME; rides the next write
+            link.writeSoon(new Frame.ShareDeliveries(link.keptDeliveries()));
+        }
         return connected;
     }
 

@@ -81,6 +81,15 @@ public final class DeliveryHandOff {
         this.loop = loop;
     }
 
+    /**
+     * The client of {@code channel} keeps {@code slots} messages for DELIVER_SAME (its SHARE_DELIVERIES): from now on
+     * a short BytesMessage that one of this hand-off's runs delivers to several of its consumers goes to it once
+     * ({@link CopiedRun}). On the connection's loop.
+     */
+    public static void shareDeliveries(Channel channel, int slots) {
+        CopiedRun.share(channel, slots);
+    }
+
     /** The hand-off of {@code loop}, which is the calling thread's; made on first use. */
     public static DeliveryHandOff of(EventLoop loop) {
         DeliveryHandOff h = OF_LOOP.get();

@@ -4,8 +4,10 @@ import io.netty.buffer.ByteBuf;
 import io.netty.channel.Channel;
 import io.netty.channel.EventLoop;
 import org.wharfmq.protocol.frame.Frame;
+import org.wharfmq.protocol.message.WireDestination;
 import org.wharfmq.server.Configuration;
 import org.wharfmq.server.OrderedLock;
+import org.wharfmq.server.queue.QueuedMessage;
 
 import java.util.ArrayDeque;
 import java.util.ArrayList;
@@ -160,8 +162,8 @@ final class DeliveryWriter implements DeferredWakes.Pending {
 
     /**
      * {@link #drain}, the short frames copied into {@code run}'s buffer and the flush left to it when it is not null:
-     * the sessions a task of the loop drains one after another share their connection's buffer
-     * ({@link DeliveryHandOff}).
+     * the sessions a task of the loop drains one after another share their connection's buffer, and a message they
+     * all deliver goes once when the client keeps messages ({@link CopiedRun}, {@link DeliveryHandOff}).
      */
     void drain(CopiedRun run) {
         lock.lock();
@@ -194,7 +196,9 @@ final class DeliveryWriter implements DeferredWakes.Pending {
                 body.release();
                 i++;
             } else if (run != null) {
-                copy(i, run.bufferFor(channel, Frame.Deliver.frameLength(body.readableBytes())));
+                Delivery d = batch.get(i);
+                run.copy(channel, d.consumer.id(), d.deliveryId, d.deliveryCount, body, isPublication(d.message));
+                body.release();
                 i++;
             } else {
                 i = writeCopied(i);
@@ -205,6 +209,15 @@ final class DeliveryWriter implements DeferredWakes.Pending {
         if (run == null) {
             channel.flush();
         }
+    }
+
+    /**
+     * Whether {@code message} was published to a topic: one whose copies other consumers of the connection may get,
+     * which a run then sends once ({@link CopiedRun}); a queue's message goes to one consumer.
+     */
+    private static boolean isPublication(QueuedMessage message) {
+        WireDestination destination = message.headers().destination();
+        return destination != null && !destination.kind().isQueue();
     }
 
     /** Appends the frame of the batch's delivery {@code i} to {@code out} and lets go of its bytes. */

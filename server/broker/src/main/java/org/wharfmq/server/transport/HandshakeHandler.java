@@ -337,8 +337,13 @@ final class HandshakeHandler extends ChannelInboundHandlerAdapter {
         answer(ctx, () -> {
             ServerConfig config = context.config();
             int heartbeat = agreedHeartbeat(hello.heartbeatMillis(), config.heartbeatMillis());
+            int flags = context.admission().helloOkFlags();
+            if (flags == 0 && hello.version() >= ProtocolVersion.CONSUMER_WINDOW_BYTES) {
+                // offered on version 3, whose clients read HELLO_OK's flags and ignore a bit they do not know
+                flags = Frame.HelloOk.SHARED_DELIVERIES;
+            }
             ctx.writeAndFlush(new Frame.HelloOk(hello.version(), config.name(), context.serverVersion(), heartbeat,
-                    config.maxMessageLength(), identity.user(), lastMessage, context.admission().helloOkFlags(),
+                    config.maxMessageLength(), identity.user(), lastMessage, flags,
                     hello.version() >= ProtocolVersion.CONSUMER_WINDOW_BYTES ? config.maxConsumerWindowBytes() : 0),
                     ctx.voidPromise());
             if (heartbeat > 0) {

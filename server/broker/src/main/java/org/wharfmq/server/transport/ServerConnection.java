@@ -189,6 +189,16 @@ final class ServerConnection extends ChannelInboundHandlerAdapter implements Cli
     }
 
     @Override
+    public void onShareDeliveries(Frame.ShareDeliveries f) {
+        if (f.slots() < 1 || f.slots() > Frame.ShareDeliveries.MAX_SLOTS) {
+            ProtocolFailures.protocolError(ctx, "SHARE_DELIVERIES says the client keeps " + f.slots() + " messages;"
+                    + " 1 to " + Frame.ShareDeliveries.MAX_SLOTS + " are allowed");
+            return;
+        }
+        DeliveryHandOff.shareDeliveries(channel, f.slots());
+    }
+
+    @Override
     public void onPing(Frame.Ping f) {
         // its arrival has reset the HeartbeatHandler's read timer; nothing to answer
     }

@@ -104,8 +104,7 @@ final class MemberRun {
                 } catch (ConfigurationException | IllegalArgumentException | BindException | IllegalStateException e) {
                     // BindException, IllegalStateException: the replica's client or HTTP listener cannot listen
                     System.err.println("wharf: " + e.getMessage());
-                    return e instanceof BindException || e instanceof IllegalStateException
-                            ? ServerCommand.CANNOT_LISTEN : ServerCommand.BAD_CONFIGURATION;
+                    return ServerCommand.refusedStartStatus(e);
                 }
                 if (replica == null) {
                     return 0; // stopped meanwhile
@@ -114,8 +113,7 @@ final class MemberRun {
                 WharfServer active;
                 try {
                     active = prepared.start();
-                } catch (BindException | IllegalStateException | ConfigurationException e) {
-                    // ConfigurationException: a file a setting names cannot be used (the TLS keys)
+                } catch (BindException | IllegalStateException | ConfigurationException | IllegalArgumentException e) {
                     System.err.println("wharf: " + e.getMessage());
                     forget(replica, null);
                     ServerCommand.closeQuietly(replica);
@@ -126,8 +124,7 @@ final class MemberRun {
                         standingDown = new StandDown(config.name(), id);
                         continue;
                     }
-                    return e instanceof ConfigurationException ? ServerCommand.BAD_CONFIGURATION
-                            : ServerCommand.CANNOT_LISTEN;
+                    return ServerCommand.refusedStartStatus(e);
                 }
                 if (!adopt(replica, active)) {
                     return 0;

@@ -119,13 +119,12 @@ final class ServerCommand implements Callable<Integer> {
         WharfServer server;
         try {
             server = new QueueManagerStart(file, config, users, null).start();
-        } catch (BindException | IllegalStateException | ConfigurationException e) {
-            // ConfigurationException: a file a setting names cannot be used (the TLS keys)
+        } catch (BindException | IllegalStateException | ConfigurationException | IllegalArgumentException e) {
             System.err.println("wharf: " + e.getMessage());
             if (users != null) {
                 users.close();
             }
-            return e instanceof ConfigurationException ? BAD_CONFIGURATION : CANNOT_LISTEN;
+            return refusedStartStatus(e);
         }
         CountDownLatch stopped = new CountDownLatch(1);
         Runtime.getRuntime().addShutdownHook(new Thread(() -> {
@@ -140,6 +139,17 @@ final class ServerCommand implements Callable<Integer> {
         printReady(config, server, configName());
         stopped.await();
         return 0;
+    }
+
+    /**
+     * The exit status of a start refused with {@code e}: {@link #CANNOT_LISTEN} for a listener that cannot be opened
+     * (BindException; IllegalStateException: the in-VM name or an HTTP path taken), else {@link #BAD_CONFIGURATION}
+     * (ConfigurationException: a file a setting names cannot be used, the TLS keys; IllegalArgumentException: a flow
+     * of flows: refused as it is deployed, its jar or class missing, a directory outside flowHost.fileDirectories, a
+     * data source or JMS provider not defined). Each message names what was refused and the fix.
+     */
+    static int refusedStartStatus(Exception e) {
+        return e instanceof BindException || e instanceof IllegalStateException ? CANNOT_LISTEN : BAD_CONFIGURATION;
     }
 
     /** The one line containing {@code ready} that scripts wait for: printed each time the queue manager starts. */

@@ -47,7 +47,10 @@ final class FileDirectories {
                             + directory + (real.equals(directory) ? "" : " (" + real + ")") + ", which is outside the "
                             + "directories flows may use (setting flowHost.fileDirectories in wharf.yaml: "
                             + (allowed.isEmpty() ? "none" : allowed) + "). Add the directory to flowHost.fileDirectories, or "
-                            + "change the flow to use one of them.");
+                            + "change the flow to use one of them" + (directory.isAbsolute() ? "." : " (the flow's "
+                            + "relative directory is taken from the server's working directory, "
+                            + Path.of("").toAbsolutePath() + ": a flow written for another one, as the sample "
+                            + "configuration's is for the Wharf folder, needs the server started there)."));
                 }
             }
         }

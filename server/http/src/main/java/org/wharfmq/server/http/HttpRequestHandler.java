@@ -25,6 +25,7 @@ import io.netty.handler.timeout.IdleStateEvent;
 import org.wharfmq.protocol.frame.ErrorCode;
 import org.wharfmq.server.WharfException;
 import org.wharfmq.server.security.Identity;
+import org.wharfmq.server.security.Permission;
 
 import java.util.ArrayDeque;
 import java.util.HashMap;
@@ -57,6 +58,12 @@ final class HttpRequestHandler extends SimpleChannelInboundHandler<FullHttpReque
      */
     static final String CONTENT_SECURITY_POLICY = "default-src 'none'; script-src 'self'; style-src 'self'; "
             + "img-src 'self' data:; connect-src 'self'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'";
+    /**
+     * The policy of what a path served for callers answers ({@link Permission#CALL}: a message flow's HTTP Input
+     * node): the pages' policy, and a sandbox, so that a flow's reply, whose bytes a caller may have chosen, opens in
+     * an origin of its own in a browser: no script of it runs, and nothing in it acts as the console's origin.
+     */
+    static final String CALLED_CONTENT_SECURITY_POLICY = CONTENT_SECURITY_POLICY + "; sandbox";
 
     /**
      * Headers only the listener sets: an answer's own headers ({@link HttpAnswer#headers()}) cannot replace them. The
@@ -180,9 +187,11 @@ final class HttpRequestHandler extends SimpleChannelInboundHandler<FullHttpReque
         } catch (Exception e) {
             answer = CompletableFuture.completedFuture(failure(route, method, e));
         }
+        String policy = route.permission() == Permission.CALL ? CALLED_CONTENT_SECURITY_POLICY
+                : CONTENT_SECURITY_POLICY;
         answer.whenComplete((done, e) -> answer(channel, e == null ? done : failure(route, method,
                 e instanceof CompletionException && e.getCause() != null ? e.getCause() : e), After.of(keepAlive),
-                caller.delayMillis(), null));
+                caller.delayMillis(), null, policy));
     }
 
     private static HttpAnswer failure(HttpRoutes.Route route, String method, Throwable e) {
@@ -237,15 +246,21 @@ final class HttpRequestHandler extends SimpleChannelInboundHandler<FullHttpReque
      * @param allow the methods of a 405's {@code Allow} header, else null
      */
     private void answer(Channel channel, HttpAnswer answer, After after, long delayMillis, String allow) {
+        answer(channel, answer, after, delayMillis, allow, CONTENT_SECURITY_POLICY);
+    }
+
+    /** As {@link #answer(Channel, HttpAnswer, After, long, String)}, with {@code policy} its Content-Security-Policy. */
+    private void answer(Channel channel, HttpAnswer answer, After after, long delayMillis, String allow,
+                        String policy) {
         if (delayMillis > 0) {
-            channel.eventLoop().schedule(() -> answer(channel, answer, after, 0, allow), delayMillis,
+            channel.eventLoop().schedule(() -> answer(channel, answer, after, 0, allow, policy), delayMillis,
                     TimeUnit.MILLISECONDS);
             return;
         }
         boolean keepAlive = after == After.NEXT;
         FullHttpResponse response;
         try {
-            response = response(answer, keepAlive, allow, realm);
+            response = response(answer, keepAlive, allow, realm, policy);
         } catch (IllegalArgumentException e) { // a header Netty will not write (a CR or LF in a value): not hang
             LOG.log(System.Logger.Level.ERROR, "HTTP answer " + answer.status() + " to " + channel.remoteAddress()
                     + " not written: " + e.getMessage());
@@ -281,6 +296,12 @@ final class HttpRequestHandler extends SimpleChannelInboundHandler<FullHttpReque
      * @param realm the {@code WWW-Authenticate} challenge of a 401
      */
     static FullHttpResponse response(HttpAnswer answer, boolean keepAlive, String allow, String realm) {
+        return response(answer, keepAlive, allow, realm, CONTENT_SECURITY_POLICY);
+    }
+
+    /** As {@link #response(HttpAnswer, boolean, String, String)}, with {@code policy} its Content-Security-Policy. */
+    static FullHttpResponse response(HttpAnswer answer, boolean keepAlive, String allow, String realm,
+                                     String policy) {
         oneLine("Content-Type", answer.contentType());
         answer.headers().forEach(HttpRequestHandler::oneLine);
         FullHttpResponse response = new DefaultFullHttpResponse(HttpVersion.HTTP_1_1,
@@ -290,7 +311,7 @@ final class HttpRequestHandler extends SimpleChannelInboundHandler<FullHttpReque
                 .setInt(HttpHeaderNames.CONTENT_LENGTH, answer.body().length)
                 .set(HttpHeaderNames.CACHE_CONTROL, HttpHeaderValues.NO_STORE)
                 .set("X-Content-Type-Options", "nosniff")
-                .set("Content-Security-Policy", CONTENT_SECURITY_POLICY)
+                .set("Content-Security-Policy", policy)
                 .set("X-Frame-Options", "DENY")
                 .set("Referrer-Policy", "no-referrer")
                 .set(HttpHeaderNames.CONNECTION, keepAlive ? HttpHeaderValues.KEEP_ALIVE : HttpHeaderValues.CLOSE);

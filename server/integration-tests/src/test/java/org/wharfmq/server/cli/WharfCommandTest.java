@@ -34,6 +34,7 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -212,6 +213,25 @@ class WharfCommandTest {
         String err = new String(process.getErrorStream().readAllBytes(), StandardCharsets.UTF_8);
         assertEquals(ServerCommand.BAD_CONFIGURATION, process.exitValue(), err);
         assertTrue(err.startsWith("wharf: Unknown setting 'prot' in " + config), err);
+    }
+
+    /**
+     * A flow of flows: that cannot be deployed (here its jar is not there) stops the start with the flow host's
+     * reason on one line, as any setting that cannot be used does: not a stack trace.
+     */
+    @Test
+    void aConfiguredFlowThatCannotBeDeployedStopsStartupNamingWhyAndTheFix() throws Exception {
+        Path config = dir.resolve("flows.yaml");
+        Path missing = dir.resolve("no-such-flow.jar");
+        Files.writeString(config, "host: 127.0.0.1\ninVmName: cli-flows\nflows:\n  - jar: " + missing
+                + "\n    class: com.example.NoFlow\n");
+        Process process = wharf("server", "--config", config.toString(), "--port", "0", "--data", dir.resolve("data").toString());
+        assertTrue(process.waitFor(TIMEOUT_SECONDS, TimeUnit.SECONDS));
+        String err = new String(process.getErrorStream().readAllBytes(), StandardCharsets.UTF_8);
+        assertEquals(ServerCommand.BAD_CONFIGURATION, process.exitValue(), err);
+        assertTrue(err.contains("\nwharf: Flow jar " + missing + " does not exist: build it (its project's package), or "
+                + "correct the path.\n") || err.startsWith("wharf: Flow jar " + missing + " does not exist: "), err);
+        assertFalse(err.contains("\tat "), () -> "a refusal, not a stack trace: " + err);
     }
 
     @Test

@@ -476,7 +476,10 @@ class FileNodesTest {
         assertEquals(0, flowHost.flow("lines").running().statistics().failures(), "the long line was tried");
     }
 
-    /** ... and its reason is written as a file of its own, never through a link someone put in the backout folder. */
+    /**
+     * ... and its reason, which names the record, why, and what to deliver again (the records before it are done), is
+     * written as a file of its own, never through a link someone put in the backout folder.
+     */
     @Test
     void withoutAFailureTerminalAFailingRecordStopsItsFileInBackoutWithTheReason() throws Exception {
         deploy(() -> FlowDefinition.builder("stopping")
@@ -497,7 +500,10 @@ class FileNodesTest {
             Receive.nothingMore(outputs);
         }
         String reason = Files.readString(in.resolve("backout/batch.txt.reason"));
-        assertTrue(reason.contains("record 3") && reason.contains("boom on line 3"), reason);
+        assertTrue(reason.contains("record 3 failed and no failure terminal took it (records 1 to 2 were processed: "
+                + "deliver record 3 and the records after it, corrected, in a new file):\n"),
+                () -> "names the record, what was done and what to deliver again: " + reason);
+        assertTrue(reason.contains("boom on line 3"), reason);
         assertTrue(Files.exists(in.resolve("backout/batch.txt")));
         assertEquals("not the flow's", Files.readString(outside), "the reason was written through the link");
     }
@@ -758,6 +764,18 @@ class FileNodesTest {
                         .node("in", lineInput().archive(outside))
                         .build()));
         assertTrue(archive.getMessage().contains("uses directory " + outside), archive.getMessage());
+        assertTrue(archive.getMessage().endsWith("change the flow to use one of them."), archive.getMessage());
+        // a relative directory: from the working directory, which the refusal names (a sample run from elsewhere)
+        IllegalArgumentException relative = assertThrows(IllegalArgumentException.class, () -> deploy(() ->
+                FlowDefinition.builder("escape")
+                        .node("in", InputNode.queue("ESCAPE.IN"))
+                        .node("file", FileOutputNode.directory("data/files/out"))
+                        .wire("in", "out", "file")
+                        .build()));
+        assertTrue(relative.getMessage().contains("uses directory data/files/out ("), relative.getMessage());
+        assertTrue(relative.getMessage().contains("(the flow's relative directory is taken from the server's working "
+                + "directory, " + Path.of("").toAbsolutePath() + ": a flow written for another one"),
+                () -> "names where a relative directory is taken from: " + relative.getMessage());
         assertNull(flowHost.flow("escape"));
         assertFalse(Files.exists(link.resolve("sub")), "a refused flow wrote into the directory");
     }

@@ -24,13 +24,16 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * (Content-Security-Policy, X-Frame-Options, X-Content-Type-Options, Referrer-Policy, Cache-Control) are not a
  * flow's to replace: a flow whose reply names one (here a CSP that lets inline script run, and framing by any site)
  * fails at its HTTP Reply node, whose failure path answers the reason, and every answer carries the listener's
- * headers; a flow that adds a header of its own gets it through. Called by the JDK's HttpClient on a real server.
+ * headers; a flow that adds a header of its own gets it through; a flow's answer is sandboxed (its bytes may be a
+ * caller's: in a browser they get an origin of their own, and no script of theirs runs), the console's are not.
+ * Called by the JDK's HttpClient on a real server.
  * Before, the flow's headers replaced the listener's.
  */
 class FlowSecurityHeadersTest {
 
     private static final String LISTENER_CSP = "default-src 'none'; script-src 'self'; style-src 'self'; "
-            + "img-src 'self' data:; connect-src 'self'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'";
+            + "img-src 'self' data:; connect-src 'self'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'"
+            + "; sandbox"; // a flow's reply opens in an origin of its own: none of its script runs as the console's
 
     @TempDir
     static Path dir;
@@ -128,6 +131,15 @@ class FlowSecurityHeadersTest {
         assertEquals(200, response.statusCode(), response.body());
         assertEquals("added", response.headers().firstValue("X-Flow").orElse(null));
         assertListenersHeaders(response.headers());
+    }
+
+    @Test
+    void onlyAFlowsAnswerIsSandboxed() throws Exception {
+        HttpResponse<String> response = flows.post("/not-a-flow", "alice", "hello");
+        assertEquals(404, response.statusCode(), response.body());
+        // the listener's own answers (the console's pages among them) keep their origin: their script must run
+        assertEquals(java.util.List.of(LISTENER_CSP.substring(0, LISTENER_CSP.indexOf("; sandbox"))),
+                response.headers().allValues("Content-Security-Policy"));
     }
 
     private static void assertListenersHeaders(HttpHeaders headers) {

@@ -27,6 +27,7 @@ import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
@@ -57,6 +58,10 @@ class HttpInputNodeTest {
     private static final HttpClient CLIENT = HttpFlowCallers.CLIENT;
     /** Released by the test once the slow flow's request was answered 504. */
     private static final CountDownLatch SLOW = new CountDownLatch(1);
+    /** Counted down when the held flow's instance has taken its first request. */
+    private static final CountDownLatch HELD = new CountDownLatch(1);
+    /** Released by the test: the held flow's first request may reply. */
+    private static final CountDownLatch RELEASE = new CountDownLatch(1);
     /** Both requests of the pair flow are in the flow at once before either replies. */
     private static final CyclicBarrier PAIR = new CyclicBarrier(2);
 
@@ -122,6 +127,12 @@ class HttpInputNodeTest {
                 .node("reply", new HttpReplyNode())
                 .wire("in", "out", "echo").wire("echo", "out", "reply")
                 .build(), 1);
+        flowHost.deploy(() -> FlowDefinition.builder("held")
+                .node("in", HttpInputNode.path("/flows/held").maxRequestBytes(40 << 20).timeout(Duration.ofMinutes(2)))
+                .node("hold", new HoldFirst())
+                .node("reply", new HttpReplyNode())
+                .wire("in", "out", "hold").wire("hold", "out", "reply")
+                .build(), 1);
         flowHost.deploy(() -> FlowDefinition.builder("silent")
                 .node("in", HttpInputNode.path("/flows/silent"))
                 .node("copy", OutputNode.queue("HTTP.SILENT.OUT"))
@@ -132,6 +143,7 @@ class HttpInputNodeTest {
     @AfterAll
     static void stop() {
         SLOW.countDown();
+        RELEASE.countDown();
         if (flows != null) {
             flows.close();
         }
@@ -172,6 +184,23 @@ class HttpInputNodeTest {
         public void evaluate(MessageAssembly assembly) throws Exception {
             MessageAssembly out = assembly.copy();
             out.localEnvironment().set(HttpReplyNode.HEADERS, Map.of("X-Echo", assembly.message().bodyText()));
+            propagate("out", out);
+        }
+    }
+
+    /** Holds its first request until the test releases it; replies with the length of each request's body. */
+    public static final class HoldFirst extends JavaComputeNode {
+        private final java.util.concurrent.atomic.AtomicBoolean first = new java.util.concurrent.atomic.AtomicBoolean(
+                true);
+
+        @Override
+        public void evaluate(MessageAssembly assembly) throws Exception {
+            if (first.getAndSet(false)) {
+                HELD.countDown();
+                assertTrue(RELEASE.await(60, TimeUnit.SECONDS));
+            }
+            MessageAssembly out = assembly.copy();
+            out.message().setBody("took " + assembly.message().bodyBytes().length + " bytes");
             propagate("out", out);
         }
     }
@@ -224,12 +253,49 @@ class HttpInputNodeTest {
         }
     }
 
+    /**
+     * The bodies waiting for a flow's instances are bounded by bytes, not by count alone: with the flow's one instance
+     * busy, of two requests of 33 MiB the one to arrive first waits, and the other is answered 503 at once, naming the
+     * bytes waiting, its own and the limit (64 MiB); a request that finds none waiting is taken whatever its size.
+     * Before, 1,000 requests of the node's maxRequestBytes could wait: 1 GiB at the default 1 MiB, here 40 GiB.
+     */
+    @Test
+    void theBodiesWaitingForAFlowAreBoundedInBytes() throws Exception {
+        // the callers wait as long as the test does: the held ones are answered only after the release
+        Duration patient = Duration.ofMinutes(2);
+        CompletableFuture<HttpResponse<String>> first = CLIENT.sendAsync(request("/flows/held", "alice")
+                .timeout(patient).POST(HttpRequest.BodyPublishers.ofString("hold")).build(),
+                HttpResponse.BodyHandlers.ofString());
+        assertTrue(HELD.await(60, TimeUnit.SECONDS), "the flow's instance did not take the first request");
+        byte[] body = new byte[33 << 20];
+        HttpRequest large33 = request("/flows/held", "alice").timeout(patient)
+                .POST(HttpRequest.BodyPublishers.ofByteArray(body)).build();
+        List<CompletableFuture<HttpResponse<String>>> large = List.of(
+                CLIENT.sendAsync(large33, HttpResponse.BodyHandlers.ofString()),
+                CLIENT.sendAsync(large33, HttpResponse.BodyHandlers.ofString()));
+        // the one that waits cannot be answered before the release: the first answer is the refusal
+        Object answered = CompletableFuture.anyOf(large.toArray(CompletableFuture[]::new)).get(60, TimeUnit.SECONDS);
+        RELEASE.countDown();
+        HttpResponse<?> refused = (HttpResponse<?>) answered;
+        assertEquals(503, refused.statusCode(), String.valueOf(refused.body()));
+        assertTrue(String.valueOf(refused.body()).startsWith("Flow 'held' is busy: the requests that wait for it hold "
+                + (33 << 20) + " bytes of bodies already, and this one's " + (33 << 20) + " would take them past "
+                + (64 << 20) + " (the most one HTTPInput node's waiting requests hold). Try again shortly."),
+                String.valueOf(refused.body()));
+        HttpResponse<String> taken = large.get(0).get(60, TimeUnit.SECONDS) == refused
+                ? large.get(1).get(60, TimeUnit.SECONDS) : large.get(0).get(60, TimeUnit.SECONDS);
+        assertEquals(200, taken.statusCode(), taken.body());
+        assertEquals("took " + (33 << 20) + " bytes", taken.body());
+        assertEquals("took 4 bytes", first.get(60, TimeUnit.SECONDS).body());
+    }
+
     @Test
     void aFlowThatDoesNotReplyInTimeIsAnswered504() throws Exception {
         HttpResponse<String> response = post("/flows/slow", "alice", "late");
         assertEquals(504, response.statusCode(), response.body());
         assertTrue(response.body().contains("Flow 'slow' did not answer POST /flows/slow within its HTTPInput node's "
-                + "timeout (300 ms)"), response.body());
+                + "timeout (300 ms). Try again later; if the flow's work takes that long, its owner raises the node's "
+                + "timeout."), () -> "names the limit and the fix: " + response.body());
         SLOW.countDown();
     }
 

@@ -263,7 +263,9 @@ class HttpRequestNodeTest {
         deploy("C", HttpRequestNode.post(url).requestTimeout(Duration.ofMillis(300)).retries(2, Duration.ZERO), 1);
         send("IN.C", "hello", null);
         String why = receive("FAILED.C").getStringProperty(ExceptionList.PROPERTY);
-        assertTrue(why.contains("POST " + url + " failed (attempt 1 of 3)") && why.contains("timed out"), why);
+        assertTrue(why.contains("POST " + url + " failed (attempt 1 of 3): java.net.http.HttpTimeoutException: request "
+                + "timed out: no response within the node's requestTimeout (300 ms). Raise requestTimeout if the service "
+                + "answers that slowly, or check the service."), () -> "names the setting and the fix: " + why);
         assertEquals(1, attempts.get(), "a POST that may have been acted on is not sent again");
     }
 
@@ -304,7 +306,10 @@ class HttpRequestNodeTest {
         deploy("J", HttpRequestNode.post(url).retries(2, Duration.ZERO), 1);
         send("IN.J", "hello", null);
         String why = receive("FAILED.J").getStringProperty(ExceptionList.PROPERTY);
-        assertTrue(why.contains("POST " + url + " failed (attempt 3 of 3): java.net.ConnectException"), why);
+        assertTrue(why.contains("POST " + url + " failed (attempt 3 of 3): java.net.ConnectException: cannot connect"),
+                why);
+        assertTrue(why.contains(". Check that the service runs at http://127.0.0.1:" + port + " and takes connections "
+                + "from this server."), () -> "names where and the fix: " + why);
     }
 
     @Test

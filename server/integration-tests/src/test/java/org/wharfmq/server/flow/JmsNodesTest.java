@@ -11,6 +11,8 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.wharfmq.flow.ExceptionList;
 import org.wharfmq.flow.FlowDefinition;
+import org.wharfmq.flow.JavaComputeNode;
+import org.wharfmq.flow.MessageAssembly;
 import org.wharfmq.flow.TransactionMode;
 import org.wharfmq.flow.node.DatabaseNode;
 import org.wharfmq.flow.node.InputNode;
@@ -33,8 +35,11 @@ import javax.jms.MapMessage;
 import javax.jms.Message;
 import javax.jms.MessageConsumer;
 import javax.jms.MessageProducer;
+import javax.jms.ObjectMessage;
 import javax.jms.Session;
 import javax.jms.TextMessage;
+import java.net.InetAddress;
+import java.net.ServerSocket;
 import java.nio.file.Path;
 import java.sql.ResultSet;
 import java.sql.Statement;
@@ -156,6 +161,54 @@ class JmsNodesTest {
         assertEquals(0, fixture.depth("MID"));
         assertEquals(n, in.statistics().invocations());
         assertEquals(0, in.statistics().failures());
+    }
+
+    /**
+     * A destination's JNDI name that is a URL is never looked up, whoever chose it: a flow that sends to a name taken
+     * from its message (a JavaCompute node's sendTo, which a flow must not do) is refused before JNDI would resolve the
+     * name through the URL's naming system (here an LDAP server the message names: JNDI injection, which would take
+     * back whatever object that server answers), the failure naming the name, why and the fix; the flow's names of the
+     * provider's context still work. Before, JNDI called the LDAP URL's host (its connection refused here).
+     */
+    @Test
+    void aJndiNameThatIsAUrlIsNeverLookedUpWhoeverChoseIt() throws Exception {
+        connectToArtemis();
+        int closed;
+        try (ServerSocket socket = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
+            closed = socket.getLocalPort();
+        }
+        String url = "ldap://127.0.0.1:" + closed + "/cn=wharf";
+        RunningFlow flow = fixture.run(FlowDefinition.builder("jndi-from-message")
+                .node("in", InputNode.queue("JNDI.IN"))
+                .node("send", new SendToNamedDestination())
+                .node("record", new RecordExceptionList())
+                .node("failed", OutputNode.queue("JNDI.FAILED"))
+                .wire("in", "out", "send")
+                .wire("send", "failure", "record").wire("record", "out", "failed")
+                .build(), 1, artemis.provider("artemis", "JNDI.OUT"));
+        fixture.send("JNDI.IN", url, true, "seq", 1);
+        fixture.send("JNDI.IN", "jms/JNDI.OUT", true, "seq", 2);
+        String why = fixture.receiveOne("JNDI.FAILED").getStringProperty(ExceptionList.PROPERTY);
+        assertTrue(why.contains("Cannot look up destination '" + url + "' of JMS provider 'artemis' at " + artemis.url()
+                + ": it is a URL (scheme 'ldap'), which JNDI would resolve through that scheme's naming system (a "
+                + "server the URL names), not the provider's context, so it is never looked up. Give a name of the "
+                + "provider's own JNDI context"), why);
+        try (MessageConsumer consumer = artemisSession.createConsumer(artemisSession.createQueue("JNDI.OUT"))) {
+            Message sent = consumer.receive(WAIT_MILLIS);
+            assertNotNull(sent, "the send to the provider's own name did not arrive");
+            assertEquals(2, sent.getIntProperty("seq"));
+        }
+        flow.close();
+        assertEquals(0, fixture.depth("JNDI.FAILED"));
+    }
+
+    /** Sends each message to the destination of provider 'artemis' that its body names: what a flow must not do. */
+    private static final class SendToNamedDestination extends JavaComputeNode {
+        @Override
+        public void evaluate(MessageAssembly assembly) throws Exception {
+            context().sendTo("artemis", assembly.message().bodyText(), assembly, TransactionMode.AUTOMATIC);
+            propagate("out", assembly);
+        }
     }
 
     @Test
@@ -340,6 +393,50 @@ class JmsNodesTest {
         assertEquals(1, flow.statistics().backouts());
         assertEquals(0, fixture.depth("MID"));
         assertEquals(0, artemis.messageCount("UNREADABLE.IN"));
+    }
+
+    /**
+     * An ObjectMessage on the provider (which a flow cannot read) goes to the dead-letter queue without its body: its
+     * serialized object is never deserialized in the server (Artemis's client, as most, deserializes any class unless
+     * told otherwise, so whoever may send to the provider's queue would choose which classes' code runs there), and
+     * the message keeps its properties and says why its body is missing. Before, the server deserialized it to copy it
+     * (the marker's readObject ran).
+     */
+    @Test
+    void anObjectMessageOnTheProviderIsNeverDeserializedInTheServer() throws Exception {
+        connectToArtemis();
+        RunningFlow flow = fixture.run(FlowDefinition.builder("from-artemis")
+                .node("in", JmsInputNode.from("artemis", "jms/OBJECT.IN"))
+                .node("out", OutputNode.queue("MID"))
+                .wire("in", "out", "out")
+                .build(), 1, artemis.provider("artemis", "OBJECT.IN"));
+        DeserializedMarker.READ.set(false);
+        try (MessageProducer producer = artemisSession.createProducer(artemisSession.createQueue("OBJECT.IN"))) {
+            ObjectMessage object = artemisSession.createObjectMessage(new DeserializedMarker());
+            object.setStringProperty("order", "42");
+            producer.send(object);
+        }
+        Message dead = fixture.receiveOne(RunningFlow.DEAD_LETTER_QUEUE);
+        flow.close();
+        assertFalse(DeserializedMarker.READ.get(), "the server deserialized the ObjectMessage's body");
+        assertFalse(dead instanceof ObjectMessage, "the dead-lettered message has the object: " + dead);
+        assertEquals("42", dead.getStringProperty("order"));
+        String why = dead.getStringProperty(RunningFlow.BODY_NOT_COPIED);
+        assertTrue(why != null && why.contains(" of JMS provider 'artemis' at " + artemis.url() + " is a serialized "
+                + "Java object, which the server does not deserialize"), why);
+        assertEquals(1, flow.statistics().backouts());
+        assertEquals(0, artemis.messageCount("OBJECT.IN"));
+    }
+
+    /** An object whose deserialization says it happened: what a gadget's readObject would do instead. */
+    static final class DeserializedMarker implements java.io.Serializable {
+        private static final long serialVersionUID = 1L;
+        static final java.util.concurrent.atomic.AtomicBoolean READ = new java.util.concurrent.atomic.AtomicBoolean();
+
+        private void readObject(java.io.ObjectInputStream in) throws java.io.IOException, ClassNotFoundException {
+            in.defaultReadObject();
+            READ.set(true);
+        }
     }
 
     @Test

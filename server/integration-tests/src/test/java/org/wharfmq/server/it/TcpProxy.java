@@ -8,6 +8,7 @@ import java.net.ServerSocket;
 import java.net.Socket;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.LongAdder;
 
 /**
  * A TCP relay between a client and a server, so a test can cut a live connection the way a network failure does:
@@ -34,6 +35,8 @@ public final class TcpProxy implements AutoCloseable {
     private final Set<Socket> leftOpen = ConcurrentHashMap.newKeySet();
     /** Sockets whose pumps read on but relay nothing ({@link #swallow}). */
     private final Set<Socket> swallowed = ConcurrentHashMap.newKeySet();
+    /** Bytes relayed from the servers to the clients, over every connection. */
+    private final LongAdder fromServers = new LongAdder();
     /** Whether what the servers write waits, read but unrelayed, until {@link #releaseReplies}; guarded by itself. */
     private final boolean[] holding = {false};
 
@@ -138,6 +141,14 @@ public final class TcpProxy implements AutoCloseable {
         }
     }
 
+    /**
+     * Bytes relayed so far from the servers to the clients, over every connection: all a client has read, once it has
+     * read what it waited for.
+     */
+    public long bytesFromServers() {
+        return fromServers.sum();
+    }
+
     @Override
     public void close() throws IOException {
         releaseReplies();
@@ -191,6 +202,9 @@ public final class TcpProxy implements AutoCloseable {
                 if (!swallowed.contains(from)) {
                     out.write(buffer, 0, n);
                     out.flush();
+                    if (fromServer) {
+                        fromServers.add(n);
+                    }
                 }
             }
             if (fromServer && !swallowed.contains(from)) {

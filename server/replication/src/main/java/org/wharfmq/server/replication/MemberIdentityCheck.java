@@ -34,9 +34,14 @@ import java.util.function.Predicate;
  * Binds each incoming replication connection to the member its certificate names: a member's certificate's subject
  * CN is its member id ({@code CN=a} for member {@code a}; docs/resilience.md, "How it works"), and every request of
  * the members' protocol that the connection carries (an append, a vote, a snapshot, an election's start, a read
- * index) must speak as that member. The TLS handshake ({@link MemberCertificateCheck}) proved the certificate is the
- * group's CA's; this proves the member id is the certificate's, so that a member's key (or any other certificate
- * of that CA) cannot vote or append as another member. One exception: an election's start may name the gone active
+ * index) must speak as that member, and that member must be one this member knows ({@link #knows}: of the group's
+ * configuration). The TLS handshake ({@link MemberCertificateCheck}) proved the certificate is the group's CA's; this
+ * proves the member id is the certificate's, so that a member's key (or any other certificate of that CA) cannot vote
+ * or append as another member, and that the member is still one, so that a member removed from the group, whose
+ * certificate stays valid, cannot append, vote or send a snapshot as itself: Ratis refuses a vote for a candidate
+ * outside its configuration, but takes an append from any peer whose term is at least its own as its leader's
+ * ({@code ServerState.recognizeLeader}), so a removed member could otherwise write entries to the members' logs.
+ * One exception: an election's start may name the gone active
  * member as its requestor when a certificate of a member this member knows sends it, as {@link ActiveMemberProbe}
  * does (Ratis takes a start only from the leader a follower last knew, so the member that found the leader gone asks
  * in its name); a certificate that names no member it knows cannot. A request that speaks as another member ends its
@@ -45,7 +50,8 @@ import java.util.function.Predicate;
  * others, since a refused peer tries again at every heartbeat).
  *
  * <p>A gRPC interceptor on the member's replication listener (Ratis's services customizer). Per request: a look at
- * the request's requestor id against the certificate's CN, kept per call as bytes; nothing allocated.
+ * the request's requestor id against the certificate's CN, kept per call as bytes, and at the CN among the members
+ * (a set kept per configuration of the group, {@link ReplicatedLog#isMember}); nothing allocated.
  *
  * <p>Requests of Ratis's client and admin protocols carry a client id, not a member id: of those a member takes only
  * the stale read of a member's settings check ({@link SettingsCheck}), and only from a certificate whose CN is a member
@@ -128,11 +134,18 @@ final class MemberIdentityCheck implements ServerInterceptor {
                     return;
                 } else {
                     RaftRpcRequestProto request = serverRequest(message);
-                    if (request == null || request.getRequestorId().equals(memberBytes)) {
+                    if (request == null) {
                         super.onMessage(message);
                         return;
                     }
-                    refusal = spokeAsAnother(request.getRequestorId().toStringUtf8(), subject, member, peer);
+                    if (!request.getRequestorId().equals(memberBytes)) {
+                        refusal = spokeAsAnother(request.getRequestorId().toStringUtf8(), subject, member, peer);
+                    } else if (!knows(member)) {
+                        refusal = notAMemberSpeaking(kind(message), peer, subject, member);
+                    } else {
+                        super.onMessage(message);
+                        return;
+                    }
                 }
                 refused = true;
                 refuse(call, refusal);
@@ -202,6 +215,36 @@ final class MemberIdentityCheck implements ServerInterceptor {
                 + "member being added is known once it is added: started before, its own check is refused, and the "
                 + "active member compares its settings when it is defined (define member). If this is no member, "
                 + "find who holds a key of the group's CA.";
+    }
+
+    /** What a request of the members' protocol is, as a refusal names it. */
+    private static String kind(Object message) {
+        if (message instanceof AppendEntriesRequestProto) {
+            return "an append";
+        }
+        if (message instanceof RequestVoteRequestProto) {
+            return "a vote";
+        }
+        if (message instanceof InstallSnapshotRequestProto) {
+            return "a snapshot";
+        }
+        if (message instanceof StartLeaderElectionRequestProto) {
+            return "an election's start";
+        }
+        return "a read index";
+    }
+
+    private String notAMemberSpeaking(String what, SocketAddress peer, String subject, String member) {
+        return "replication member connection from " + peer + " of group '" + group + "' (certificate '"
+                + MemberCertificateCheck.quoted(String.valueOf(subject)) + "'): " + what + " of member '"
+                + MemberCertificateCheck.quoted(member) + "' (its CN), which is no member of the group (its "
+                + "configuration): a member takes the members' protocol (appends, votes, snapshots) only from a "
+                + "member of the group. A member removed with delete member takes no part: stop it, and wipe its "
+                + "data directory before it joins again. A member being added is known once define member added it. "
+                + "If this member was stopped while the member was added, and it leads now, this member's log does "
+                + "not name it yet: hand the active role to a member this one knows (switchover), which brings its "
+                + "log up to date (docs/resilience.md, \"How it works\"). If this is no member, find who holds a key "
+                + "of the group's CA.";
     }
 
     private String spokeAsAnother(String spokeAs, String subject, String member, SocketAddress peer) {

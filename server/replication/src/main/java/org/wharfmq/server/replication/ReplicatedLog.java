@@ -22,6 +22,7 @@ import org.apache.ratis.protocol.TransferLeadershipRequest;
 import org.apache.ratis.protocol.exceptions.NotLeaderException;
 import org.apache.ratis.protocol.exceptions.RaftException;
 import org.apache.ratis.server.DivisionInfo;
+import org.apache.ratis.server.RaftConfiguration;
 import org.apache.ratis.server.RaftServer;
 import org.apache.ratis.server.RaftServerConfigKeys;
 import org.apache.ratis.server.storage.RaftStorage;
@@ -93,6 +94,8 @@ public final class ReplicatedLog implements AutoCloseable {
      * one thread calls it here ({@link BatchSubmitter}), so the entries are appended in the order submitted.
      */
     private final RaftClientAsynchronousProtocol division;
+    /** This member's Raft division, kept for {@link #isMember}, which each request from another member asks. */
+    private final RaftServer.Division raftDivision;
     /** The settings every member shares: this member's ({@link SettingsCheck}). */
     private final GroupSettings settings;
     /** Mutual TLS for this member's reads of another member's settings ({@link #askSettings}). */
@@ -104,6 +107,8 @@ public final class ReplicatedLog implements AutoCloseable {
      * the group's configuration names it ({@link #memberAt}).
      */
     private volatile Map<String, String> asked = Map.of();
+    /** The members of the group's configuration last looked at ({@link #isMember}); none before the first look. */
+    private volatile ConfigurationIds memberIds = new ConfigurationIds(null, Set.of());
     /** While this member does not lead, its channels to the others connect again within a heartbeat interval. */
     private PeerReconnects reconnects;
     /** While this member follows, it elects at once when the silent active member is gone; null when off. */
@@ -119,7 +124,8 @@ public final class ReplicatedLog implements AutoCloseable {
         this.self = self;
         this.server = server;
         this.groupId = groupId;
-        this.division = writer(server.getDivision(groupId));
+        this.raftDivision = server.getDivision(groupId);
+        this.division = writer(raftDivision);
         this.stateMachine = stateMachine;
         this.maxBatchBytes = maxBatchBytes;
         this.batches = new BatchSubmitter(BatchEntry.header(self.id()),
@@ -483,15 +489,30 @@ public final class ReplicatedLog implements AutoCloseable {
         return memberAt(asked, address);
     }
 
-    /** Whether {@code id} is a member of the group's configuration, the members being changed included. */
+    /**
+     * Whether {@code id} is a member of the group's configuration, the members being changed included. Asked for each
+     * request another member sends ({@link MemberIdentityCheck}): the ids are looked up in a set made once per
+     * configuration (Ratis keeps one object per configuration), so a look allocates nothing.
+     */
     boolean isMember(String id) {
-        RaftServer.Division division = division();
-        if (division == null) {
-            return false;
+        RaftConfiguration configuration = raftDivision.getRaftConf();
+        ConfigurationIds known = memberIds;
+        if (known.configuration() != configuration) {
+            known = ConfigurationIds.of(configuration);
+            memberIds = known;
         }
-        // by name: RaftPeerId.valueOf keeps every id it is given, and the id here is a peer's certificate's CN
-        return division.getRaftConf().getCurrentPeers().stream().anyMatch(p -> p.getId().toString().equals(id))
-                || division.getRaftConf().getPreviousPeers().stream().anyMatch(p -> p.getId().toString().equals(id));
+        return known.ids().contains(id);
+    }
+
+    /** The ids of a configuration's members, the members being changed included: {@link #isMember}'s. */
+    private record ConfigurationIds(RaftConfiguration configuration, Set<String> ids) {
+        static ConfigurationIds of(RaftConfiguration configuration) {
+            Set<String> ids = new java.util.HashSet<>();
+            // by name: RaftPeerId.valueOf keeps every id it is given, and the id here is a peer's certificate's CN
+            configuration.getCurrentPeers().forEach(p -> ids.add(p.getId().toString()));
+            configuration.getPreviousPeers().forEach(p -> ids.add(p.getId().toString()));
+            return new ConfigurationIds(configuration, Set.copyOf(ids));
+        }
     }
 
     /**

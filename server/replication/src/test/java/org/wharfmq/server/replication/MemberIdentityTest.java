@@ -13,6 +13,19 @@ import org.apache.ratis.protocol.RaftClientRequest;
 import org.apache.ratis.protocol.RaftGroup;
 import org.apache.ratis.protocol.RaftGroupId;
 import org.apache.ratis.protocol.RaftPeer;
+import org.apache.ratis.protocol.RaftPeerId;
+import org.apache.ratis.proto.RaftProtos.AppendEntriesReplyProto;
+import org.apache.ratis.proto.RaftProtos.AppendEntriesRequestProto;
+import org.apache.ratis.proto.RaftProtos.RaftGroupIdProto;
+import org.apache.ratis.proto.RaftProtos.RaftRpcRequestProto;
+import org.apache.ratis.proto.RaftProtos.RequestVoteRequestProto;
+import org.apache.ratis.proto.grpc.RaftServerProtocolServiceGrpc;
+import org.apache.ratis.thirdparty.io.grpc.ManagedChannel;
+import org.apache.ratis.thirdparty.io.grpc.Status;
+import org.apache.ratis.thirdparty.io.grpc.StatusRuntimeException;
+import org.apache.ratis.thirdparty.io.grpc.netty.GrpcSslContexts;
+import org.apache.ratis.thirdparty.io.grpc.netty.NettyChannelBuilder;
+import org.apache.ratis.thirdparty.io.grpc.stub.StreamObserver;
 import org.apache.ratis.retry.RetryPolicies;
 import org.apache.ratis.rpc.SupportedRpcType;
 import org.apache.ratis.util.TimeDuration;
@@ -27,6 +40,7 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Set;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
@@ -177,7 +191,10 @@ class MemberIdentityTest {
      * A member removed from the group is known no more, though the others' configuration files (here: the founders'
      * list, a, b, c) still name it until an operator updates them: its certificate's read of the group's settings is
      * refused by the members left (so is its start of an election in the active member's name, the other request a
-     * member takes from a member it knows, {@link ActiveMemberProbe}). Before, the file's members stayed known.
+     * member takes from a member it knows, {@link ActiveMemberProbe}), and so are its requests of the members'
+     * protocol as itself, a vote and an append, with PERMISSION_DENIED naming the member, why and the fix. Before, the
+     * file's members stayed known, and the removed member's votes and appends as itself reached Ratis (which takes an
+     * append with a term at least its own from any peer as its leader's).
      */
     @Test
     void aMemberRemovedFromTheGroupIsKnownNoMore(@TempDir Path dir) throws Exception {
@@ -210,8 +227,65 @@ class MemberIdentityTest {
                                 "member " + member.getId() + ": " + causes);
                     }
                 }
+                for (RaftPeer member : left) {
+                    ManagedChannel channel = channel(trio, member, id);
+                    try {
+                        RaftRpcRequestProto asRemoved = RaftRpcRequestProto.newBuilder()
+                                .setRequestorId(RaftPeerId.valueOf(id).toByteString())
+                                .setReplyId(member.getId().toByteString())
+                                .setRaftGroupId(RaftGroupIdProto.newBuilder().setId(
+                                        RaftGroupId.valueOf(trio.membership.groupUuid()).toByteString()))
+                                .setCallId(CALL_IDS.incrementAndGet()).build();
+                        StatusRuntimeException vote = assertThrows(StatusRuntimeException.class, () ->
+                                RaftServerProtocolServiceGrpc.newBlockingStub(channel)
+                                        .withDeadlineAfter(Trio.WAIT.toMillis(), TimeUnit.MILLISECONDS)
+                                        .requestVote(RequestVoteRequestProto.newBuilder().setServerRequest(asRemoved)
+                                                .setPreVote(true).build()), "member " + member.getId());
+                        assertRefusedAsNoMember(vote.getStatus(), "a vote", id, member);
+                        CompletableFuture<Throwable> ended = new CompletableFuture<>();
+                        RaftServerProtocolServiceGrpc.newStub(channel).appendEntries(new StreamObserver<>() {
+                            @Override
+                            public void onNext(AppendEntriesReplyProto reply) {
+                                ended.complete(null);
+                            }
+
+                            @Override
+                            public void onError(Throwable t) {
+                                ended.complete(t);
+                            }
+
+                            @Override
+                            public void onCompleted() {
+                                ended.complete(null);
+                            }
+                        }).onNext(AppendEntriesRequestProto.newBuilder().setServerRequest(asRemoved).build());
+                        Throwable append = ended.get(Trio.WAIT.toMillis(), TimeUnit.MILLISECONDS);
+                        assertTrue(append instanceof StatusRuntimeException, "member " + member.getId()
+                                + " answered the removed member's append: " + append);
+                        assertRefusedAsNoMember(((StatusRuntimeException) append).getStatus(), "an append", id,
+                                member);
+                    } finally {
+                        channel.shutdownNow();
+                    }
+                }
             }
         }
+    }
+
+    /** {@code status} is a member's refusal of {@code what} from removed member {@code id}. */
+    private static void assertRefusedAsNoMember(Status status, String what, String id, RaftPeer member) {
+        assertEquals(Status.Code.PERMISSION_DENIED, status.getCode(), "member " + member.getId() + ": " + status);
+        assertTrue(status.getDescription().contains(what + " of member '" + id + "' (its CN), which is no member of "
+                + "the group (its configuration): a member takes the members' protocol (appends, votes, snapshots) "
+                + "only from a member of the group. A member removed with delete member takes no part: stop it"),
+                "member " + member.getId() + ": " + status);
+    }
+
+    /** A channel to {@code member}'s replication listener, with a certificate of the group's CA naming {@code cn}. */
+    private static ManagedChannel channel(Trio trio, RaftPeer member, String cn) throws Exception {
+        MemberTls tls = Trio.memberTls(trio.ca, cn);
+        return NettyChannelBuilder.forTarget(member.getAddress()).sslContext(GrpcSslContexts.forClient()
+                .keyManager(tls.keyManager()).trustManager(tls.trustManager()).build()).build();
     }
 
     private static List<RaftPeer> peers(Trio trio) {

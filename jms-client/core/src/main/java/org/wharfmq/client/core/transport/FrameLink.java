@@ -106,6 +106,15 @@ public interface FrameLink {
     default void readerOnly() {
     }
 
+    /**
+     * How many messages the link keeps for DELIVER_SAME frames (docs/protocol.md, "Shared deliveries"): the
+     * SHARE_DELIVERIES its connection sends, when the server offers it; 0, by default, for a link that keeps none
+     * (it then never asks).
+     */
+    default int keptDeliveries() {
+        return 0;
+    }
+
     /** Allocates the buffers that SEND frames carry. */
     ByteBufAllocator alloc();
 

@@ -11,7 +11,12 @@ import java.util.concurrent.locks.LockSupport;
  * client's one leader/follower wait over a {@link FrameLink}: while the read turn is free the waiting thread reads
  * the socket itself ({@link FrameLink#readWhileWaiting}), so the frame it waits for needs no hand-over from
  * another thread; while another thread reads, it follows ({@link FrameLink#follow}) and sleeps until {@link #wake}
- * is called, by the side that delivered what it waits for or to take over the turn that was let go.
+ * is called, by the side that delivered what it waits for or to take over the turn that was let go. A wait reads
+ * for one slice ({@value ClientConfiguration#LEAD_SLICE_MILLIS} ms) at most: one that has read that long without what
+ * it waits for leaves the socket to the link's reader thread and sleeps until what it waits for wakes it (or its time
+ * is up). Reading on, slice after slice, a long wait cost two wake-ups a slice: its own at the slice's end, and the
+ * reader thread's, queued for the turn since the thread stopped asking (a requester whose replies were seconds late
+ * paid 20 a second, and a step of RR-RATED that fell behind spent its CPU waiting: performance-log.md, session 41).
  *
  * <p>A subclass says when the wait is over ({@link #isOver}); whoever changes what {@code isOver} reads calls
  * {@link #wake} afterwards. A wake between the check and the sleep is not lost (the sleep is a
@@ -28,6 +33,8 @@ import java.util.concurrent.locks.LockSupport;
  */
 public abstract class FrameWait implements Runnable {
     private static final long POLL_NANOS = TimeUnit.MILLISECONDS.toNanos(ClientConfiguration.LEAD_SLICE_MILLIS);
+    /** How long one wait reads the socket itself at most ({@link ClientConfiguration#LEAD_SLICE_MILLIS}). */
+    private static final long LEAD_NANOS = TimeUnit.MILLISECONDS.toNanos(ClientConfiguration.LEAD_SLICE_MILLIS);
     private static final AtomicReferenceFieldUpdater<FrameWait, Thread> WAITER =
             AtomicReferenceFieldUpdater.newUpdater(FrameWait.class, Thread.class, "waiter");
 
@@ -63,6 +70,7 @@ public abstract class FrameWait implements Runnable {
         boolean woken = WAITER.compareAndSet(this, null, self);
         long deadline = System.nanoTime() + timeoutNanos;
         FrameLink reading = null;
+        long ledNanos = 0;
         try {
             while (true) {
                 if (isOver()) {
@@ -73,8 +81,21 @@ public abstract class FrameWait implements Runnable {
                 if (remaining <= 0 || self.isInterrupted()) {
                     return false;
                 }
-                if (reading.readWhileWaiting(remaining)) {
-                    continue; // read (or its slice ran out): look again
+                if (ledNanos < LEAD_NANOS) {
+                    long before = System.nanoTime();
+                    if (reading.readWhileWaiting(Math.min(remaining, LEAD_NANOS - ledNanos))) {
+                        ledNanos += System.nanoTime() - before;
+                        continue; // read (or its slice ran out): look again
+                    }
+                } else if (woken) {
+                    // led a slice without what it waits for: the socket is the reader thread's now, which reads
+                    // blocked until a frame comes, and this thread sleeps until that frame wakes it or its time is up
+                    if (timeoutNanos < 0) {
+                        LockSupport.park(this);
+                    } else {
+                        LockSupport.parkNanos(this, remaining);
+                    }
+                    continue;
                 }
                 if (!woken) {
                     LockSupport.parkNanos(this, Math.min(remaining, POLL_NANOS));

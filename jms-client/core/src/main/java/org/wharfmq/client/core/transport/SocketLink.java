@@ -13,6 +13,7 @@ import org.wharfmq.protocol.frame.FrameDecoder;
 import org.wharfmq.protocol.frame.FrameEncoder;
 import org.wharfmq.protocol.frame.FrameArray;
 import org.wharfmq.protocol.frame.FrameTooLongException;
+import org.wharfmq.protocol.frame.FrameType;
 import org.wharfmq.protocol.frame.LargeFrameBuffers;
 import org.wharfmq.protocol.frame.LargeFrameMemory;
 import org.wharfmq.protocol.frame.MalformedFrameException;
@@ -123,6 +124,11 @@ final class SocketLink implements FrameLink {
     private int needed;
     /** The longest frame read ({@link #frameLimit}); owned by the holder of {@link #readTurn}. */
     private int maxFrameLength = ClientConfiguration.HANDSHAKE_FRAME_BYTES;
+    /**
+     * The messages of the last DELIVER_KEEP frames, by slot, for the DELIVER_SAME frames that name them (arrays nothing
+     * writes again: each message delivered from one shares it); owned by the holder of {@link #readTurn}.
+     */
+    private final byte[][] kept = new byte[ClientConfiguration.KEPT_DELIVERIES][];
     /** The buffers large frames are read into, kept for the next; owned by the holder of {@link #readTurn}. */
     private final LargeFrameBuffers largeFrames = new LargeFrameBuffers(LargeFrameMemory.JVM);
     /** The socket's read timeout as last set; owned by the holder of {@link #readTurn}. */
@@ -638,10 +644,19 @@ final class SocketLink implements FrameLink {
      * read into the shared read buffer takes a copy of its message, which its body then stays in
      * ({@link Frame.Deliver#readIntoOwnArray}); any other keeps a retained slice of {@code in}, so {@code in} is never
      * compacted while one is alive ({@link #makeRoom}). A large frame has a buffer of its own already
-     * ({@link #largeFrameBuffer}): it is not copied again.
+     * ({@link #largeFrameBuffer}): it is not copied again. A DELIVER_KEEP is a DELIVER whose copy the link also keeps
+     * in its slot, a DELIVER_SAME one whose message is the copy its slot keeps ({@link #kept}).
      */
-    private static Frame decodeInPlace(ByteBuf in, int start, int length) {
+    private Frame decodeInPlace(ByteBuf in, int start, int length) {
         int end = start + length;
+        byte type = in.getByte(start);
+        if (type == FrameType.DELIVER_SAME.code() || type == FrameType.DELIVER_KEEP.code()) {
+            Frame.Deliver shared = type == FrameType.DELIVER_SAME.code()
+                    ? Frame.DeliverSame.readKept(in, start, length, kept)
+                    : Frame.DeliverKeep.readKept(in, start, length, kept);
+            in.readerIndex(end);
+            return shared;
+        }
         Frame.Deliver copied = length < LargeFrameBuffers.LARGE_FRAME_BYTES - 4
                 ? Frame.Deliver.readIntoOwnArray(in, start, length) : null;
         if (copied != null) {
@@ -709,6 +724,11 @@ final class SocketLink implements FrameLink {
     @Override
     public ByteBufAllocator alloc() {
         return alloc;
+    }
+
+    @Override
+    public int keptDeliveries() {
+        return kept.length;
     }
 
     @Override

@@ -2,6 +2,7 @@ package org.wharfmq.client.core.transport;
 
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
+import org.wharfmq.client.core.ClientConfiguration;
 import org.wharfmq.protocol.frame.Frame;
 
 import java.util.ArrayList;
@@ -15,6 +16,8 @@ import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.locks.LockSupport;
 import java.util.concurrent.locks.ReentrantLock;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -139,6 +142,33 @@ class FrameWaitTest {
     }
 
     /**
+     * A wait that has read the socket for a slice without what it waits for leaves the socket (to the link's reader
+     * thread) and sleeps until what it waits for wakes it: it no longer reads slice after slice, each slice's end a
+     * wake-up for it and for the reader thread queued for the turn. The link reads as a socket link does, for one
+     * slice at most, and nothing comes; the test waits until the waiter sleeps on the wait itself, then delivers.
+     * (Reading on, the waiter never sleeps there: the test's barrier runs out.)
+     */
+    @Test
+    void aWaitThatReadASliceWithoutItsFrameLeavesTheSocketAndSleepsUntilWoken() throws Exception {
+        TurnLink link = new TurnLink(true, TimeUnit.MILLISECONDS.toNanos(ClientConfiguration.LEAD_SLICE_MILLIS));
+        FlagWait wait = new FlagWait(link);
+        CompletableFuture<Boolean> result = new CompletableFuture<>();
+        Thread waiter = start("waiter", () -> result.complete(wait.await(TimeUnit.SECONDS.toNanos(60))));
+        assertTrue(link.turnTaken.await(10, TimeUnit.SECONDS), "it reads first: the turn was free");
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+        while (LockSupport.getBlocker(waiter) != wait) {
+            assertTrue(System.nanoTime() < deadline, "the waiter sleeps on the wait, no longer reading: it read "
+                    + link.slices.get() + " slices");
+            Thread.yield();
+        }
+        int slices = link.slices.get();
+        wait.deliver(); // the reader thread read what it waits for
+        assertTrue(result.get(10, TimeUnit.SECONDS), "woken, and the wait is over");
+        assertEquals(slices, link.slices.get(), "it read no more");
+        assertEquals(1, slices, "one slice: nothing came within it");
+    }
+
+    /**
      * A link whose socket is {@link #wire}: a thread holding the turn takes the next delivery from it and runs it. With
      * {@code readable} false another thread holds the turn for good, as the reader thread of a socket link does once a
      * listener is in use, and a vm:// link always.
@@ -148,12 +178,20 @@ class FrameWaitTest {
         final List<String> readers = new CopyOnWriteArrayList<>();
         final CountDownLatch turnTaken = new CountDownLatch(1);
         final CountDownLatch followed = new CountDownLatch(1);
+        final AtomicInteger slices = new AtomicInteger();
         private final boolean readable;
+        private final long sliceNanos;
         private final ReentrantLock turn = new ReentrantLock();
         private final Queue<Runnable> followers = new ConcurrentLinkedQueue<>();
 
         TurnLink(boolean readable) {
+            this(readable, Long.MAX_VALUE);
+        }
+
+        /** Reading for {@code sliceNanos} at most at a time, as a socket link reads for one slice. */
+        TurnLink(boolean readable, long sliceNanos) {
             this.readable = readable;
+            this.sliceNanos = sliceNanos;
         }
 
         @Override
@@ -163,7 +201,8 @@ class FrameWaitTest {
             }
             try {
                 turnTaken.countDown();
-                Runnable frame = wire.poll(maxNanos, TimeUnit.NANOSECONDS);
+                slices.incrementAndGet();
+                Runnable frame = wire.poll(Math.min(maxNanos, sliceNanos), TimeUnit.NANOSECONDS);
                 if (frame != null) {
                     readers.add(Thread.currentThread().getName());
                     frame.run();

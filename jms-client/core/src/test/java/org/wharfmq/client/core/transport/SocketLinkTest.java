@@ -33,6 +33,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertNotSame;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -154,6 +155,68 @@ class SocketLinkTest {
         assertEquals(List.of(2, 11L, 3), List.of(text.consumerId(), text.deliveryId(), text.deliveryCount()));
         assertFalse(FrameArray.holds(text.message()), "decoded from the read buffer, not copied first");
         assertEquals(textMessage, text.message());
+    }
+
+    @Test
+    void aKeptMessageComesOnceAndEachDeliveryNamingItsSlotIsThatMessageInABufferOfItsOwn() throws Exception {
+        // DELIVER_KEEP into slots 0 and 1, then DELIVER_SAME naming them, across 200 reads' worth of frames: the link
+        // keeps the messages it was sent once, whatever it reads in between (docs/protocol.md, "Shared deliveries")
+        assertEquals(ClientConfiguration.KEPT_DELIVERIES, link.keptDeliveries());
+        listener.onFrame = f -> link.frameLimit(Integer.MAX_VALUE - 16);
+        ByteBuf wire = Unpooled.buffer();
+        int rounds = 200;
+        for (int r = 0; r < rounds; r++) {
+            for (int slot = 0; slot < 2; slot++) {
+                int id = 2 * r + slot;
+                ByteBuf body = Unpooled.buffer(3000).writeByte(BodyType.BYTES.code());
+                for (int b = 1; b < 3000; b++) {
+                    body.writeByte(pattern(id, b));
+                }
+                Frame.DeliverKeep.writeFrame(wire, id, id, 1, slot, body);
+            }
+            for (int slot = 0; slot < 2; slot++) {
+                Frame.DeliverSame.writeFrame(wire, 2 * r + slot, 100_000 + 2 * r + slot, 2, slot);
+            }
+        }
+        peer.getOutputStream().write(wire.array(), wire.arrayOffset(), wire.readableBytes());
+        peer.getOutputStream().flush();
+        List<Frame.Deliver> kept = new ArrayList<>();
+        for (int r = 0; r < rounds; r++) {
+            for (int slot = 0; slot < 2; slot++) {
+                Frame.Deliver keep = assertInstanceOf(Frame.Deliver.class, listener.next());
+                assertEquals(2 * r + slot, keep.deliveryId());
+                assertTrue(FrameArray.holds(keep.message()), "kept in an array of its own");
+                kept.add(keep);
+            }
+            for (int slot = 0; slot < 2; slot++) {
+                Frame.Deliver same = assertInstanceOf(Frame.Deliver.class, listener.next());
+                assertEquals(List.of(2 * r + slot, 100_000L + 2 * r + slot, 2),
+                        List.of(same.consumerId(), same.deliveryId(), same.deliveryCount()));
+                Frame.Deliver keep = kept.get(2 * r + slot);
+                assertEquals(keep.message(), same.message(), "round " + r + ", slot " + slot);
+                assertNotSame(keep.message(), same.message(), "a buffer of its own");
+                same.message().release();
+            }
+        }
+        for (Frame.Deliver keep : kept) { // every kept message checked only now, after all the later reads
+            ByteBuf body = keep.message();
+            for (int b = 1; b < body.readableBytes(); b++) {
+                if (body.getByte(body.readerIndex() + b) != pattern(keep.consumerId(), b)) {
+                    throw new AssertionError("kept message " + keep.consumerId() + " byte " + b + " was overwritten");
+                }
+            }
+        }
+        assertNull(listener.failure);
+    }
+
+    @Test
+    void aDeliverSameNamingASlotNoDeliverKeepFilledIsAFailureThenAClose() throws Exception {
+        ByteBuf wire = Unpooled.buffer();
+        Frame.DeliverSame.writeFrame(wire, 1, 1, 1, 5);
+        peer.getOutputStream().write(wire.array(), wire.arrayOffset(), wire.readableBytes());
+        assertTrue(listener.closed.await(5, TimeUnit.SECONDS));
+        MalformedFrameException e = assertInstanceOf(MalformedFrameException.class, listener.failure);
+        assertTrue(e.getMessage().contains("slot 5, which no DELIVER_KEEP filled"), e.getMessage());
     }
 
     @Test
