@@ -6,6 +6,7 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.wharfmq.jms.WharfConnectionFactory;
+import org.wharfmq.server.FreePorts;
 import org.wharfmq.server.LogCapture;
 import org.wharfmq.server.TestServer;
 import org.wharfmq.server.config.QueueDefinition;
@@ -49,7 +50,7 @@ class ChannelDefinitionAdminTest {
 
     @Test
     void channelsDefinedAtRunTimeMoveMessagesAndSurviveRestartsStoppedOrNot() throws Exception {
-        int qm2Port = ChannelServers.freePort();
+        int qm2Port = FreePorts.one();
         TestServer qm2 = servers.keep(AdminCli.start(c -> c.name("QM2").port(qm2Port).autoCreate(false).queue("ORDERS"),
                 qm2Channels));
         TestServer qm1 = servers.keep(AdminCli.start(c -> c.name("QM1").autoCreate(false)

@@ -5,6 +5,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 import org.wharfmq.jms.WharfConnectionFactory;
+import org.wharfmq.server.FreePorts;
 import org.wharfmq.server.TestServer;
 import org.wharfmq.server.WharfServer;
 import org.wharfmq.server.it.Receive;
@@ -50,7 +51,7 @@ class ChannelKillTest {
                         ChannelDefinition.receiver("TO.QM2", null, "QM1"))))).start())) {
             Path config = senderConfig(qm2.server().tcpUrl());
             Path data = dir.resolve("qm1-data");
-            int port = ChannelServers.freePort();
+            int port = FreePorts.one();
             ServerProcess qm1 = ServerProcess.start(data, port, "--config", config.toString());
             try {
                 ChannelServers.sendOrders(qm1.url(), 0, MESSAGES);
@@ -77,7 +78,7 @@ class ChannelKillTest {
 
     @Test
     void everyMessageArrivesOnceAndInOrderWhenTheReceivingQueueManagerIsKilledDuringBatches() throws Exception {
-        int port = ChannelServers.freePort();
+        int port = FreePorts.one();
         Path config = dir.resolve("qm2.yaml");
         Files.writeString(config, "name: QM2\nautoCreate: false\nqueues:\n  - name: ORDERS\n"
                 + "channels:\n  - name: TO.QM2\n    type: receiver\n    partnerQueueManager: QM1\n");
@@ -122,8 +123,8 @@ class ChannelKillTest {
     @Test
     @Timeout(value = 300, unit = java.util.concurrent.TimeUnit.SECONDS) // four JVM starts, each up to 60 s when loaded
     void everyMessageArrivesOnceAndInOrderWhenBothQueueManagersAreKilledDuringBatches() throws Exception {
-        int port1 = ChannelServers.freePort();
-        int port2 = ChannelServers.freePort();
+        int port1 = FreePorts.one();
+        int port2 = FreePorts.one();
         Path config2 = dir.resolve("qm2.yaml");
         Files.writeString(config2, "name: QM2\nautoCreate: false\nqueues:\n  - name: ORDERS\n"
                 + "channels:\n  - name: TO.QM2\n    type: receiver\n    partnerQueueManager: QM1\n");

@@ -1,5 +1,6 @@
 package org.wharfmq.server.channels;
 
+import org.wharfmq.server.FreePorts;
 import org.wharfmq.server.ServerPlugin;
 import org.wharfmq.server.TestServer;
 import org.wharfmq.server.config.QueueDefinition;
@@ -35,7 +36,7 @@ final class ChannelPair implements AutoCloseable {
 
     /** Starts QM2 and returns its port. */
     int startQm2() throws Exception {
-        int port = ChannelServers.freePort();
+        int port = FreePorts.one();
         qm2 = servers.keep(AdminCli.start(c -> c.name("QM2").port(port).autoCreate(false).queue("ORDERS"),
                 qm2Channels, ChannelDefinition.receiver("TO.QM2", null, "QM1")));
         return port;

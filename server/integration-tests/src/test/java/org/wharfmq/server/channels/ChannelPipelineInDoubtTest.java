@@ -6,6 +6,7 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.wharfmq.server.FreePorts;
 import org.wharfmq.server.TestServer;
 import org.wharfmq.server.it.Receive;
 import org.wharfmq.server.it.TcpProxy;
@@ -158,12 +159,12 @@ class ChannelPipelineInDoubtTest {
      * (ORDERS is full); QM1 is killed with SIGKILL.
      */
     private void twoBatchesInDoubtAndTheSenderKilled() throws Exception {
-        int qm2Port = ChannelServers.freePort();
+        int qm2Port = FreePorts.one();
         qm2 = servers.keep(AdminCli.start(c -> c.name("QM2").port(qm2Port).autoCreate(false).queue("ORDERS", BATCH),
                 qm2Channels, ChannelDefinition.receiver("TO.QM2", null, "QM1")));
         proxy = servers.keep(TcpProxy.start(qm2Port));
         qm1Data = dir.resolve("qm1-data");
-        qm1Port = ChannelServers.freePort();
+        qm1Port = FreePorts.one();
         qm1Config = Files.writeString(dir.resolve("qm1.yaml"), "name: QM1\nautoCreate: false\nqueues:\n"
                 + "  - name: QM2\n    usage: transmission\n"
                 + "  - name: ORDERS\n    type: remote\n    remoteQueue: ORDERS\n    remoteQueueManager: QM2\n"

@@ -12,6 +12,7 @@ import org.wharfmq.protocol.message.TransmissionHeader;
 import org.wharfmq.protocol.message.WireDestination;
 import org.wharfmq.protocol.message.WireMessage;
 import org.wharfmq.server.Configuration;
+import org.wharfmq.server.FreePorts;
 import org.wharfmq.server.LogCapture;
 import org.wharfmq.server.TestServer;
 import org.wharfmq.server.config.QueueConfiguration;
@@ -243,7 +244,7 @@ class ChannelReceiverBudgetTest {
      */
     @Test
     void syncRecordsPagedAtRecoveryAreReadBackAndTheChannelsCommitsGoOn() throws Exception {
-        int port = ChannelServers.freePort();
+        int port = FreePorts.one();
         ChannelsPlugin[] receiving = new ChannelsPlugin[1];
         TestServer qm2 = servers.keep(AdminCli.start(c -> c.name("QM2").port(port).autoCreate(false)
                 .maxMemoryBytes(BUDGET).queue("ORDERS")

@@ -8,6 +8,7 @@ import org.wharfmq.client.core.ClientException;
 import org.wharfmq.jms.WharfConnectionFactory;
 import org.wharfmq.protocol.auth.ScramCredential;
 import org.wharfmq.protocol.frame.Frame;
+import org.wharfmq.server.FreePorts;
 import org.wharfmq.server.TestServer;
 import org.wharfmq.server.WharfServer;
 import org.wharfmq.server.admin.AdminPlugin;
@@ -121,7 +122,7 @@ class ChannelRefusalTest {
         TestServer qm1 = servers.keep(TestServer.start(c -> c.name("QM1").autoCreate(false)
                 .queue(QueueDefinition.transmissionQueue("QM2")), config -> {
             plugin[0] = new ChannelsPlugin(new ChannelSettings(List.of(ChannelDefinition.sender("TO.QM2",
-                    "tcp://127.0.0.1:" + ChannelServers.freePort(), "QM2", null, null),
+                    "tcp://127.0.0.1:" + FreePorts.one(), "QM2", null, null),
                     ChannelDefinition.receiver("TO.QM1", null, "QM2"))));
             return WharfServer.builder(config).authenticator(realm).accessControl(realm.accessControl())
                     .plugins(plugin[0], new AdminPlugin(plugin[0].adminCommands())).start();

@@ -3,6 +3,7 @@ package org.wharfmq.server.channels;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.wharfmq.protocol.message.TransmissionHeader;
+import org.wharfmq.server.FreePorts;
 import org.wharfmq.server.TestServer;
 import org.wharfmq.server.config.QueueDefinition;
 import org.wharfmq.server.config.QueueReference;
@@ -35,7 +36,7 @@ class ChannelRoutesTest {
 
     @Test
     void messagesWaitWhileThePartnerIsDownAndFlowWhenItReturns() throws Exception {
-        int qm2Port = freePort();
+        int qm2Port = FreePorts.one();
         TestServer qm2 = start(c -> c.name("QM2").port(qm2Port).autoCreate(false).queue("ORDERS"),
                 ChannelDefinition.receiver("TO.QM2", null, null));
         start(c -> c.name("QM1").autoCreate(false).queue(QueueDefinition.transmissionQueue("QM2"))
@@ -97,8 +98,8 @@ class ChannelRoutesTest {
 
     @Test
     void aMessageForAThirdQueueManagerCrossesTheQueueManagerBetween() throws Exception {
-        int qm3Port = freePort();
-        int qm2Port = freePort();
+        int qm3Port = FreePorts.one();
+        int qm2Port = FreePorts.one();
         start(c -> c.name("QM3").port(qm3Port).autoCreate(false).queue("ORDERS"),
                 ChannelDefinition.receiver("QM2.TO.QM3", null, "QM2"));
         start(c -> c.name("QM2").port(qm2Port).autoCreate(false).queue(QueueDefinition.transmissionQueue("QM3")),
@@ -139,9 +140,5 @@ class ChannelRoutesTest {
 
     private static Message next(MessageConsumer consumer) throws Exception {
         return ChannelServers.next(consumer);
-    }
-
-    private static int freePort() throws Exception {
-        return ChannelServers.freePort();
     }
 }

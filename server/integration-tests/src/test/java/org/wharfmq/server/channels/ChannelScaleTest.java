@@ -2,6 +2,7 @@ package org.wharfmq.server.channels;
 
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
+import org.wharfmq.server.FreePorts;
 import org.wharfmq.server.TestServer;
 import org.wharfmq.server.config.QueueDefinition;
 import org.wharfmq.server.config.QueueReference;
@@ -43,8 +44,8 @@ class ChannelScaleTest {
 
     @Test
     void threeChannelsEachWayBetweenTwoQueueManagersKeepEachChannelsOrderAndDeliverOnce() throws Exception {
-        int qm1Port = ChannelServers.freePort();
-        int qm2Port = ChannelServers.freePort();
+        int qm1Port = FreePorts.one();
+        int qm2Port = FreePorts.one();
         ChannelsPlugin[] plugins = new ChannelsPlugin[2];
         TestServer qm2 = start(plugins, 1, "QM2", qm2Port, "QM1", qm1Port);
         TestServer qm1 = start(plugins, 0, "QM1", qm1Port, "QM2", qm2Port);

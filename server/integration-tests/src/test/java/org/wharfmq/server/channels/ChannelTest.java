@@ -5,6 +5,7 @@ import org.junit.jupiter.api.Test;
 import org.wharfmq.client.core.ClientException;
 import org.wharfmq.protocol.frame.Frame;
 import org.wharfmq.protocol.message.TransmissionHeader;
+import org.wharfmq.server.FreePorts;
 import org.wharfmq.server.LogCapture;
 import org.wharfmq.server.TestServer;
 import org.wharfmq.server.WharfServer;
@@ -250,7 +251,7 @@ class ChannelTest {
 
     @Test
     void aRequesterOnQm1GetsTheReplyOfAResponderOnQm2OnItsTemporaryQueue() throws Exception {
-        int qm1Port = ChannelServers.freePort();
+        int qm1Port = FreePorts.one();
         startQm2(null, new AtomicReference<>("tcp://127.0.0.1:" + qm1Port)); // its sender back to QM1
         startQm1(50, qm1Port);
 

@@ -9,6 +9,7 @@ import org.junit.jupiter.api.io.TempDir;
 import org.wharfmq.jms.WharfConnectionFactory;
 import org.wharfmq.protocol.auth.ScramCredential;
 import org.wharfmq.protocol.message.TransmissionHeader;
+import org.wharfmq.server.FreePorts;
 import org.wharfmq.server.it.ExampleFolders;
 import org.wharfmq.server.it.Receive;
 import org.wharfmq.server.security.file.UsersFileEditor;
@@ -128,7 +129,7 @@ class DistributedExampleTest {
     /** Starts member {@code name} from its wharf.yaml, its data in the test's directory; closed at the end. */
     private ServerProcess start(Path example, String name) throws Exception {
         ServerProcess process = ServerProcess.launch(List.of(), "127.0.0.1", dir.resolve(name + "-data"),
-                ChannelServers.freePort(), List.of(), "--config", example.resolve(name).resolve("wharf.yaml").toString());
+                FreePorts.one(), List.of(), "--config", example.resolve(name).resolve("wharf.yaml").toString());
         open.add(process);
         process.awaitReady(START_SECONDS);
         return process;
@@ -198,7 +199,7 @@ class DistributedExampleTest {
     private static void freePorts(Path example) throws Exception {
         List<String> free = new ArrayList<>();
         for (int i = 0; i < TLS_PORTS.size(); i++) {
-            free.add(String.valueOf(ChannelServers.freePort()));
+            free.add(String.valueOf(FreePorts.one()));
         }
         for (String member : MEMBERS) {
             Path file = example.resolve(member).resolve("wharf.yaml");

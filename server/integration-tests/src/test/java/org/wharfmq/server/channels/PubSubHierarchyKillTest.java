@@ -6,6 +6,7 @@ import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.wharfmq.jms.WharfConnectionFactory;
+import org.wharfmq.server.FreePorts;
 import org.wharfmq.server.TestServer;
 import org.wharfmq.server.WharfServer;
 import org.wharfmq.server.admin.AdminPlugin;
@@ -67,8 +68,8 @@ class PubSubHierarchyKillTest {
 
     @Test
     void aMemberKilledWhileItsPublicationsAndItsSubscribersPublicationsAreForwarded() throws Exception {
-        int port1 = ChannelServers.freePort();
-        int port2 = ChannelServers.freePort();
+        int port1 = FreePorts.one();
+        int port2 = FreePorts.one();
         TestServer qm1 = servers.keep(member("QM1", port1, new HierarchySettings(null, List.of("QM2")), port2, null));
         Path config = config("QM2", "parent: QM1", "QM1", qm1.server().tcpUrl());
         Path data = dir.resolve("qm2-data");
@@ -109,8 +110,8 @@ class PubSubHierarchyKillTest {
 
     @Test
     void theConnectionCutDuringForwarding() throws Exception {
-        int port1 = ChannelServers.freePort();
-        int port2 = ChannelServers.freePort();
+        int port1 = FreePorts.one();
+        int port2 = FreePorts.one();
         try (TcpProxy toQm1 = TcpProxy.start(port1); TcpProxy toQm2 = TcpProxy.start(port2)) {
             TestServer qm1 = servers.keep(member("QM1", port1, new HierarchySettings(null, List.of("QM2")), port2,
                     toQm2.url()));

@@ -2,6 +2,7 @@ package org.wharfmq.server.channels;
 
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
+import org.wharfmq.server.FreePorts;
 import org.wharfmq.server.TestServer;
 import org.wharfmq.server.WharfServer;
 import org.wharfmq.server.admin.AdminPlugin;
@@ -48,7 +49,7 @@ class PubSubHierarchyLoopTest {
 
     private void startRing() throws Exception {
         for (String name : NAMES) {
-            ports.put(name, ChannelServers.freePort());
+            ports.put(name, FreePorts.one());
         }
         start("QM1", new HierarchySettings("QM3", List.of("QM2")));
         start("QM2", new HierarchySettings("QM1", List.of("QM3")));
@@ -173,8 +174,8 @@ class PubSubHierarchyLoopTest {
 
     @Test
     void twoMembersNamingEachOtherAsParentAreALoopOfTwoRefusedByTheFirstName() throws Exception {
-        ports.put("QM1", ChannelServers.freePort());
-        ports.put("QM2", ChannelServers.freePort());
+        ports.put("QM1", FreePorts.one());
+        ports.put("QM2", FreePorts.one());
         start("QM1", new HierarchySettings("QM2", List.of()));
         start("QM2", new HierarchySettings("QM1", List.of()));
         ChannelServers.await(() -> partner("QM1", "QM2").state().equals("REFUSED"), "QM1 refuses its parent QM2");

@@ -4,6 +4,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
+import org.wharfmq.server.FreePorts;
 import org.wharfmq.server.TestServer;
 import org.wharfmq.server.WharfServer;
 import org.wharfmq.server.admin.AdminPlugin;
@@ -65,8 +66,8 @@ class PubSubHierarchyStatusTest {
 
     @Test
     void theParentShowsItsChildsProxySubscriptionsAndWhatItForwardedAndTheChildItsParent() throws Exception {
-        ports.put("QM1", ChannelServers.freePort());
-        ports.put("QM2", ChannelServers.freePort());
+        ports.put("QM1", FreePorts.one());
+        ports.put("QM2", FreePorts.one());
         TestServer qm1 = start("QM1", new HierarchySettings(null, List.of("QM2")), true);
         TestServer qm2 = start("QM2", new HierarchySettings("QM1", List.of()), false);
         String url1 = qm1.server().tcpUrl();
@@ -125,8 +126,8 @@ class PubSubHierarchyStatusTest {
 
     @Test
     void theFiltersAPartnersLimitRefusedAreCountedUntilALaterSetFits() throws Exception {
-        ports.put("QM1", ChannelServers.freePort());
-        ports.put("QM2", ChannelServers.freePort());
+        ports.put("QM1", FreePorts.one());
+        ports.put("QM2", FreePorts.one());
         TestServer qm1 = start("QM1", new HierarchySettings(null, List.of("QM2"), 1), true);
         TestServer qm2 = start("QM2", new HierarchySettings("QM1", List.of()), false);
         String url1 = qm1.server().tcpUrl();
@@ -153,7 +154,7 @@ class PubSubHierarchyStatusTest {
 
     @Test
     void aQueueManagerInNoHierarchySaysSo() throws Exception {
-        ports.put("QM1", ChannelServers.freePort());
+        ports.put("QM1", FreePorts.one());
         TestServer qm1 = start("QM1", HierarchySettings.none(), false);
         assertEquals("Queue manager QM1 is in no publish/subscribe hierarchy (hierarchy: in config/wharf.yaml,"
                 + " docs/distributed.md).\n", AdminCli.ok(qm1.server().tcpUrl(), "display", "pubsub"));

@@ -3,6 +3,7 @@ package org.wharfmq.server.channels;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.wharfmq.jms.WharfConnectionFactory;
+import org.wharfmq.server.FreePorts;
 import org.wharfmq.server.TestServer;
 import org.wharfmq.server.WharfServer;
 import org.wharfmq.server.config.QueueDefinition;
@@ -24,7 +25,6 @@ import javax.jms.MessageProducer;
 import javax.jms.Session;
 import javax.jms.TextMessage;
 import javax.jms.Topic;
-import java.net.ServerSocket;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -52,12 +52,8 @@ class PubSubHierarchyTest {
     private static final List<String> NAMES = List.of("QM1", "QM2", "QM3");
 
     private final ChannelServers servers = new ChannelServers();
+    /** Each member's port ({@link FreePorts}: the partners' channels name all three before QM2 and QM3 listen). */
     private final Map<String, Integer> ports = new ConcurrentHashMap<>();
-    /**
-     * Each member's port, held by a socket until the member starts: the partners' channels name all three ports before
-     * QM2 and QM3 listen, and a port chosen and let go at once could be taken meanwhile (by a connection's own end).
-     */
-    private final Map<String, ServerSocket> reserved = new ConcurrentHashMap<>();
     /** Each member's hierarchy plugin, the latest one after a restart. */
     private final Map<String, PubSubHierarchy> hierarchies = new ConcurrentHashMap<>();
     private final Map<String, TestServer> members = new ConcurrentHashMap<>();
@@ -68,9 +64,6 @@ class PubSubHierarchyTest {
 
     @AfterEach
     void stop() throws Exception {
-        for (ServerSocket held : reserved.values()) {
-            held.close();
-        }
         servers.close();
     }
 
@@ -83,9 +76,7 @@ class PubSubHierarchyTest {
     private void startHierarchy(AccessControl qm1Rules, UnaryOperator<ServerConfig.Builder> qm1Config)
             throws Exception {
         for (String name : NAMES) {
-            ServerSocket held = new ServerSocket(0);
-            reserved.put(name, held);
-            ports.put(name, held.getLocalPort());
+            ports.put(name, FreePorts.one());
         }
         for (String name : NAMES) {
             members.put(name, name.equals("QM1") ? start(name, qm1Rules, qm1Config) : start(name, null, c -> c));
@@ -94,10 +85,6 @@ class PubSubHierarchyTest {
 
     private TestServer start(String name, AccessControl rules, UnaryOperator<ServerConfig.Builder> more)
             throws Exception {
-        ServerSocket held = reserved.remove(name);
-        if (held != null) {
-            held.close(); // the member's own listener takes the port now
-        }
         HierarchySettings hierarchy = name.equals("QM1")
                 ? new HierarchySettings(null, List.of("QM2", "QM3"), qm1MaxProxies)
                 : new HierarchySettings("QM1", List.of());

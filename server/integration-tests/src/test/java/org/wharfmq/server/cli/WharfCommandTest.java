@@ -4,6 +4,7 @@ import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.wharfmq.protocol.ProtocolVersion;
+import org.wharfmq.server.FreePorts;
 import org.wharfmq.server.TestServer;
 import org.wharfmq.server.WharfServer;
 import org.wharfmq.server.WharfVersion;
@@ -95,10 +96,7 @@ class WharfCommandTest {
 
     @Test
     void serverServesTheWebConsoleOnItsHttpListener() throws Exception {
-        int httpPort;
-        try (ServerSocket free = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
-            httpPort = free.getLocalPort();
-        }
+        int httpPort = FreePorts.one();
         Path config = dir.resolve("wharf.yaml");
         Files.writeString(config, "name: WEBQM\nhost: 127.0.0.1\ninVmName: cli-console\nhttp:\n  port: " + httpPort
                 + "\n");

@@ -63,7 +63,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  */
 class FileNodesTest {
 
-    private static final long WAIT_MILLIS = 10_000;
+    /** How long what the test waits for may take: it bounds a hang only (a loaded machine is slow). */
+    private static final long WAIT_MILLIS = 30_000;
     private static final String CHECKPOINTS = FileInputNode.CHECKPOINT_QUEUE_PREFIX;
 
     @TempDir
@@ -697,17 +698,24 @@ class FileNodesTest {
         deploy(() -> FlowDefinition.builder("sized")
                 .node("in", InputNode.queue("SIZED.IN"))
                 .node("file", FileOutputNode.directory(out).name("sized-{seq}.txt").maxBytes(20)
-                        .maxAge(Duration.ofMillis(300)))
+                        .maxAge(Duration.ofSeconds(2)))
                 .node("done", OutputNode.queue("SIZED.DONE"))
                 .wire("in", "out", "file")
                 .wire("file", "out", "done")
                 .build());
-        try (MessageProducer producer = session.createProducer(session.createQueue("SIZED.IN"));
+        // the first file's three records must come within its age limit of each other: put in one transaction, they
+        // reach the flow together, not as a test thread on a loaded machine sends them; the age limit is far longer
+        // than three invocations, and the fourth record's file waits for it
+        Session sending = connection.createSession(true, Session.SESSION_TRANSACTED);
+        try (MessageProducer producer = sending.createProducer(sending.createQueue("SIZED.IN"));
              MessageConsumer done = session.createConsumer(session.createQueue("SIZED.DONE"))) {
             for (int i = 1; i <= 4; i++) {
-                producer.send(session.createTextMessage("line " + i)); // 7 bytes with its newline
+                producer.send(sending.createTextMessage("line " + i)); // 7 bytes with its newline
             }
+            sending.commit();
             texts(done, 4);
+        } finally {
+            sending.close();
         }
         // 21 bytes reach maxBytes after three records; the fourth is finished by its age, with no record after it
         assertEquals(lines(1, 3), Files.readAllLines(out.resolve("sized-000001.txt")));

@@ -27,7 +27,8 @@ import java.util.List;
 /** A real server plus a client connection, for flow tests: send to queues, run flows, collect outputs. */
 final class FlowFixture implements AutoCloseable {
 
-    static final long RECEIVE_MILLIS = 10_000;
+    /** How long a message that is expected may take to arrive: it bounds a hang only (a loaded machine is slow). */
+    static final long RECEIVE_MILLIS = 30_000;
 
     private final TestServer testServer;
     final WharfServer server;
@@ -82,7 +83,7 @@ final class FlowFixture implements AutoCloseable {
         return message;
     }
 
-    /** Receives {@code count} messages from {@code queue}, failing if one does not come within 10 s. */
+    /** Receives {@code count} messages from {@code queue}, failing if one does not come within {@link #RECEIVE_MILLIS}. */
     List<Message> receive(String queue, int count) throws JMSException {
         List<Message> received = new ArrayList<>();
         try (MessageConsumer consumer = session.createConsumer(session.createQueue(queue))) {

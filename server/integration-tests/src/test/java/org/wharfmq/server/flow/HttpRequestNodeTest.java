@@ -19,6 +19,7 @@ import org.wharfmq.flow.node.InputNode;
 import org.wharfmq.flow.node.OutputNode;
 import org.wharfmq.flow.records.CsvFormat;
 import org.wharfmq.jms.WharfConnectionFactory;
+import org.wharfmq.server.FreePorts;
 import org.wharfmq.server.TestServer;
 import org.wharfmq.server.WharfServer;
 
@@ -33,9 +34,7 @@ import javax.net.ssl.SSLContext;
 import java.io.File;
 import java.io.IOException;
 import java.io.InputStream;
-import java.net.InetAddress;
 import java.net.InetSocketAddress;
-import java.net.ServerSocket;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.security.KeyStore;
@@ -302,10 +301,7 @@ class HttpRequestNodeTest {
 
     @Test
     void aRefusedConnectionIsRetriedEvenForAPost() throws Exception {
-        int port;
-        try (ServerSocket socket = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
-            port = socket.getLocalPort(); // closed below: nothing listens there
-        }
+        int port = FreePorts.one(); // nothing listens there
         String url = "http://127.0.0.1:" + port + "/nobody";
         deploy("J", HttpRequestNode.post(url).retries(2, Duration.ZERO), 1);
         send("IN.J", "hello", null);

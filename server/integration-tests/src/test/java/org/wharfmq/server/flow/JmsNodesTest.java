@@ -68,7 +68,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 @Tag("slow") // Artemis brokers started and restarted: 20-50 s in all on 2 shared cores
 class JmsNodesTest {
 
-    private static final long WAIT_MILLIS = 10_000;
+    /** How long what the test waits for may take: it bounds a hang only (a loaded machine is slow). */
+    private static final long WAIT_MILLIS = 30_000;
 
     /** One broker for the tests that do not stop it, each on queues of its own. */
     private static TestArtemis shared;
@@ -569,7 +570,9 @@ class JmsNodesTest {
         return seqs;
     }
 
-    /** Waits for state the flow reports (its statistics), looking every millisecond; fails after 10 s. */
+    /**
+     * Waits for state the flow reports (its statistics), looking every millisecond; fails after {@link #WAIT_MILLIS}.
+     */
     private static void await(BooleanSupplier condition, String what) {
         long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(WAIT_MILLIS);
         while (!condition.getAsBoolean()) {

@@ -6,6 +6,7 @@ import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.wharfmq.jms.WharfConnectionFactory;
+import org.wharfmq.server.FreePorts;
 import org.wharfmq.server.cli.WharfProcess;
 
 import javax.jms.Connection;
@@ -19,8 +20,6 @@ import javax.jms.Topic;
 
 import java.io.BufferedReader;
 import java.io.InputStreamReader;
-import java.net.InetAddress;
-import java.net.ServerSocket;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -271,10 +270,7 @@ class SampleConfigurationTest {
             implements AutoCloseable {
 
         static SampleServer start(Path dir) throws Exception {
-            int httpPort;
-            try (ServerSocket free = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
-                httpPort = free.getLocalPort();
-            }
+            int httpPort = FreePorts.one();
             Path jar = TestJars.buildFromSources(dir, "sample-flow.jar",
                     ROOT.resolve("config/flows/sample-flow/src/main/java"));
             String sample = Files.readString(ROOT.resolve("config/wharf.yaml"));

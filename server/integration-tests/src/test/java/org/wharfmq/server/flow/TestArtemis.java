@@ -9,9 +9,9 @@ import org.apache.activemq.artemis.core.server.Queue;
 import org.apache.activemq.artemis.core.server.embedded.EmbeddedActiveMQ;
 import org.apache.activemq.artemis.jms.client.ActiveMQConnectionFactory;
 import org.wharfmq.flow.runtime.JmsProvider;
+import org.wharfmq.server.FreePorts;
 
 import java.io.IOException;
-import java.net.ServerSocket;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Comparator;
@@ -69,9 +69,7 @@ final class TestArtemis implements AutoCloseable {
 
     /** A broker on a free port, not started yet ({@link #start()}). */
     static TestArtemis onFreePort() throws IOException {
-        try (ServerSocket socket = new ServerSocket(0)) {
-            return new TestArtemis(Files.createTempDirectory("wharf-artemis-"), socket.getLocalPort());
-        }
+        return new TestArtemis(Files.createTempDirectory("wharf-artemis-"), FreePorts.one());
     }
 
     /** Starts the broker (again, with the messages it kept); returns once it accepts connections. */

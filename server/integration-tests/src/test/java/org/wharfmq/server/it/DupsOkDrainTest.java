@@ -37,8 +37,11 @@ class DupsOkDrainTest {
 
     /** Messages each consumer drains; half are on the queue before it starts, the producer adds the rest meanwhile. */
     private static final int MESSAGES = Integer.getInteger("wharf.it.drainMessages", 10_000);
-    /** The reported receive's timeout. */
-    private static final long RECEIVE_MS = 5000;
+    /**
+     * A receive's timeout: six times the reported receive(5000)'s, as the producer (another thread) may fall behind
+     * the consumers for a while on a loaded machine; a lost wake-up or lost credit still returns null, only later.
+     */
+    private static final long RECEIVE_MS = 30_000;
 
     /** Sends {@code count} messages; the last one persistent, whose answer means all before it are on the queue. */
     private static void fill(Session session, MessageProducer producer, int count, int persistentEvery) throws JMSException {

@@ -1,5 +1,6 @@
 package org.wharfmq.server.it;
 
+import org.wharfmq.server.FreePorts;
 import org.wharfmq.server.TestCertificates;
 import org.wharfmq.server.config.ServerConfig;
 import org.wharfmq.server.replication.Member;
@@ -9,8 +10,6 @@ import org.wharfmq.server.replication.ReplicationConfiguration;
 import org.wharfmq.server.replication.ReplicationMember;
 
 import java.io.IOException;
-import java.net.InetAddress;
-import java.net.ServerSocket;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -50,11 +49,7 @@ final class InProcessGroup implements AutoCloseable {
 
     /** A member that is not in the group yet, on a free port: {@link #start} it on {@link #membership()}. */
     Member newMember(String id) throws IOException {
-        int port;
-        try (ServerSocket socket = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
-            port = socket.getLocalPort();
-        }
-        return new Member(id, "127.0.0.1", port, dir.resolve(id));
+        return new Member(id, "127.0.0.1", FreePorts.one(), dir.resolve(id));
     }
 
     /** The founders and the members added with {@link #join} since. */

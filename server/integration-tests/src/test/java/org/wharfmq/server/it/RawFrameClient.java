@@ -27,7 +27,8 @@ import static org.junit.jupiter.api.Assertions.assertNull;
  */
 final class RawFrameClient implements AutoCloseable {
 
-    private static final int READ_TIMEOUT_MS = 10_000;
+    /** Bounds a hang only: an answer the test waits for may take long on a loaded machine. */
+    private static final int READ_TIMEOUT_MS = 30_000;
     private static final int MAX_INCOMING_FRAME = 16 * 1024 * 1024;
 
     private final Socket socket;

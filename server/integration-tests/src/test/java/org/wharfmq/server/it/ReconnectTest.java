@@ -5,6 +5,7 @@ import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.wharfmq.jms.FailoverEvent;
 import org.wharfmq.jms.WharfConnectionFactory;
+import org.wharfmq.server.FreePorts;
 import org.wharfmq.server.TestServer;
 
 import javax.jms.Connection;
@@ -17,7 +18,6 @@ import javax.jms.TemporaryQueue;
 import javax.jms.TextMessage;
 import javax.jms.TransactionRolledBackException;
 import java.io.IOException;
-import java.net.ServerSocket;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.LinkedBlockingQueue;
@@ -274,8 +274,6 @@ class ReconnectTest {
     }
 
     private static int portNobodyListensOn() throws IOException {
-        try (ServerSocket socket = new ServerSocket(0)) {
-            return socket.getLocalPort();
-        }
+        return FreePorts.one();
     }
 }

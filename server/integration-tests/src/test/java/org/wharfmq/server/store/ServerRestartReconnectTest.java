@@ -4,9 +4,8 @@ import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
+import org.wharfmq.server.FreePorts;
 
-import java.io.IOException;
-import java.net.ServerSocket;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
@@ -33,7 +32,7 @@ class ServerRestartReconnectTest {
     @Test
     @Timeout(value = 600, unit = TimeUnit.SECONDS)
     void requestReplyAndATransactedPairKeepRunningAcrossKillsOfTheServer() throws Exception {
-        int port = freePort();
+        int port = FreePorts.one();
         ReconnectWorkload workload = new ReconnectWorkload("tcp://127.0.0.1:" + port);
         List<ReconnectWorkload.Recovery> recoveries = new ArrayList<>();
         ServerProcess server = ServerProcess.start(data, port);
@@ -59,11 +58,5 @@ class ServerRestartReconnectTest {
         workload.verify();
         System.out.println("ServerRestartReconnectTest: " + RESTARTS + " kills; " + workload.report() + "; "
                 + ReconnectWorkload.summary(recoveries));
-    }
-
-    private static int freePort() throws IOException {
-        try (ServerSocket socket = new ServerSocket(0)) {
-            return socket.getLocalPort();
-        }
     }
 }

@@ -5,6 +5,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 import org.wharfmq.jms.WharfConnectionFactory;
+import org.wharfmq.server.FreePorts;
 import org.wharfmq.server.it.LargeMessages;
 
 import javax.jms.Connection;
@@ -13,7 +14,6 @@ import javax.jms.JMSException;
 import javax.jms.Message;
 import javax.jms.MessageConsumer;
 import javax.jms.Session;
-import java.net.ServerSocket;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
@@ -57,7 +57,7 @@ class StandbyFailoverTest {
     @Test
     @Timeout(value = 600, unit = TimeUnit.SECONDS)
     void requestReplyAndATransactedPairKeepRunningAcrossFailoversToTheStandby() throws Exception {
-        int[] ports = twoFreePorts();
+        int[] ports = FreePorts.take(2);
         String both = "tcp://127.0.0.1:" + ports[0] + ",tcp://127.0.0.1:" + ports[1];
         ReconnectWorkload workload = new ReconnectWorkload(both);
         List<ReconnectWorkload.Recovery> recoveries = new ArrayList<>();
@@ -128,12 +128,5 @@ class StandbyFailoverTest {
     private static String recoveryTime(ServerProcess standby) {
         Matcher m = RECOVERED.matcher(standby.outputSoFar());
         return m.find() ? m.group(1) + ", " + m.group(2) + " records read" : "(not logged)";
-    }
-
-    /** Two distinct free ports: both sockets are open at once, so the system cannot hand out the same one twice. */
-    private static int[] twoFreePorts() throws Exception {
-        try (ServerSocket a = new ServerSocket(0); ServerSocket b = new ServerSocket(0)) {
-            return new int[] {a.getLocalPort(), b.getLocalPort()};
-        }
     }
 }

@@ -2,6 +2,7 @@ package org.wharfmq.server.replication;
 
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.wharfmq.server.FreePorts;
 
 import java.io.IOException;
 import java.net.InetAddress;
@@ -35,7 +36,7 @@ class ActiveMemberProbeTest {
 
     @Test
     void aPortNothingListensOnIsGone() throws Exception {
-        int port = Trio.freePort();
+        int port = FreePorts.one();
         String gone = ActiveMemberProbe.gone("127.0.0.1:" + port, PROBE_MILLIS);
         assertNotNull(gone, "a closed port was taken for a member that is there");
         assertTrue(gone.contains("refused"), gone);

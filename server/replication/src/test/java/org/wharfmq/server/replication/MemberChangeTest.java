@@ -4,6 +4,7 @@ import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.function.Executable;
 import org.junit.jupiter.api.io.TempDir;
+import org.wharfmq.server.FreePorts;
 import org.wharfmq.server.TestCertificates;
 
 import java.nio.file.Path;
@@ -48,7 +49,7 @@ class MemberChangeTest {
     void membersAreAddedAndRemovedAtRunTimeAndTheChangedGroupRestarts(@TempDir Path dir) throws Exception {
         ca = TestCertificates.ca("replication-group");
         for (int i = 0; i < IDS.length; i++) {
-            members[i] = new Member(IDS[i], "127.0.0.1", Trio.freePort(), dir.resolve(IDS[i]));
+            members[i] = new Member(IDS[i], "127.0.0.1", FreePorts.one(), dir.resolve(IDS[i]));
         }
         blocks[0] = blocks[1] = blocks[2] = new Membership("TEST", List.of(members[0], members[1], members[2]));
         blocks[3] = new Membership("TEST", List.of(members[0], members[1], members[2], members[3]));
@@ -79,7 +80,7 @@ class MemberChangeTest {
                     () -> changes().remove(IDS[(awaitActive() + 1) % 3]));
             // a member never started cannot catch up: the change is tried until its time is spent, and fails naming
             // the fix (a short time here: each attempt is three election timeouts)
-            String nowhere = "127.0.0.1:" + Trio.freePort();
+            String nowhere = "127.0.0.1:" + FreePorts.one();
             refused("Start member x first", () -> new MemberChanges(logs[awaitActive()], "TEST",
                     TIMINGS.electionTimeoutMax(), Duration.ofSeconds(10)).add("x", nowhere));
             assertEquals(Set.of("a", "b", "c"), logs[awaitActive()].members().keySet());

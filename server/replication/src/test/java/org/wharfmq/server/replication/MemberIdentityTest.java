@@ -32,6 +32,7 @@ import org.apache.ratis.util.TimeDuration;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.function.Executable;
 import org.junit.jupiter.api.io.TempDir;
+import org.wharfmq.server.FreePorts;
 import org.wharfmq.server.LogCapture;
 import org.wharfmq.server.security.AuditLog;
 
@@ -151,7 +152,7 @@ class MemberIdentityTest {
              Trio trio = new Trio(dir, ReplicationConfiguration.Timings.DEFAULT)) {
             int active = trio.awaitActive();
             List<Member> four = new ArrayList<>(trio.membership.members());
-            Member d = new Member("d", "127.0.0.1", Trio.freePort(), dir.resolve("d"));
+            Member d = new Member("d", "127.0.0.1", FreePorts.one(), dir.resolve("d"));
             four.add(d);
             Membership joined = new Membership("TEST", four);
             MemberChanges changes = new MemberChanges(trio.log(active), "TEST", trio.timings.electionTimeoutMax(),
@@ -199,7 +200,7 @@ class MemberIdentityTest {
     void aMemberRemovedFromTheGroupIsKnownNoMore(@TempDir Path dir) throws Exception {
         try (Trio trio = new Trio(dir, ReplicationConfiguration.Timings.DEFAULT)) {
             List<Member> four = new ArrayList<>(trio.membership.members());
-            Member d = new Member("d", "127.0.0.1", Trio.freePort(), dir.resolve("d"));
+            Member d = new Member("d", "127.0.0.1", FreePorts.one(), dir.resolve("d"));
             four.add(d);
             try (ReplicatedLog joined = ReplicatedLog.start(new Membership("TEST", four), "d",
                     Trio.memberTls(trio.ca, "d"), new RecordingSink(), ActiveListener.NONE, trio.timings,

@@ -5,6 +5,7 @@ import io.netty.buffer.Unpooled;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.wharfmq.server.FreePorts;
 import org.wharfmq.server.TestCertificates;
 import org.wharfmq.server.config.QueueConfiguration;
 import org.wharfmq.server.config.QueueDefinition;
@@ -792,7 +793,7 @@ class ReplicationMemberTest {
         ca = TestCertificates.ca("replication-group");
         List<Member> list = new ArrayList<>();
         for (String id : new String[] {"a", "b", "c"}) {
-            list.add(new Member(id, "127.0.0.1", Trio.freePort(), dir.resolve(id)));
+            list.add(new Member(id, "127.0.0.1", FreePorts.one(), dir.resolve(id)));
         }
         membership = new Membership("TEST", list);
         List<CompletableFuture<Void>> starts = new ArrayList<>();

@@ -3,6 +3,7 @@ package org.wharfmq.server.replication;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.wharfmq.server.FreePorts;
 import org.wharfmq.server.TestCertificates;
 
 import java.nio.file.Path;
@@ -43,7 +44,7 @@ class SettingsCheckTest {
         TestCertificates.Issued ca = TestCertificates.ca("replication-group");
         List<Member> list = new ArrayList<>();
         for (String id : new String[] {"a", "b", "c"}) {
-            list.add(new Member(id, "127.0.0.1", Trio.freePort(), dir.resolve(id)));
+            list.add(new Member(id, "127.0.0.1", FreePorts.one(), dir.resolve(id)));
         }
         Membership membership = new Membership("TEST", list);
         Member c = membership.members().get(2);

@@ -1,5 +1,6 @@
 package org.wharfmq.server.replication;
 
+import org.wharfmq.server.FreePorts;
 import org.wharfmq.server.TestCertificates;
 
 import java.io.IOException;
@@ -65,7 +66,7 @@ final class Trio implements AutoCloseable {
         List<Member> members = new ArrayList<>();
         String[] ids = {"a", "b", "c"};
         for (int i = 0; i < 3; i++) {
-            members.add(new Member(ids[i], "127.0.0.1", freePort(), root.resolve(ids[i])));
+            members.add(new Member(ids[i], "127.0.0.1", FreePorts.one(), root.resolve(ids[i])));
         }
         membership = new Membership("TEST", members);
         // started together: each start is mostly the JVM warming up Ratis and gRPC, and the election needs two
@@ -107,22 +108,6 @@ final class Trio implements AutoCloseable {
             }
         });
     }
-
-    /**
-     * A port free now, never one this JVM's tests were given before: the system may hand the same ephemeral port to two
-     * sockets opened and closed in turn (a CI run gave two members of one group 127.0.0.1:37925).
-     */
-    static int freePort() throws IOException {
-        while (true) {
-            try (ServerSocket socket = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
-                if (GIVEN_PORTS.add(socket.getLocalPort())) {
-                    return socket.getLocalPort();
-                }
-            }
-        }
-    }
-
-    private static final java.util.Set<Integer> GIVEN_PORTS = java.util.concurrent.ConcurrentHashMap.newKeySet();
 
     void start(int i) throws IOException {
         String id = membership.members().get(i).id();
