@@ -219,9 +219,10 @@ public final class Configuration {
 
     /**
      * Most tasks a thread that defers its wakes of event loops (a flow's reader:
-     * {@link org.wharfmq.server.session.DeferredWakes}) queues without waking their loops before it wakes them: {@value}.
-     * A reply the reader puts waits for at most this many more before its loop is woken (and never longer than
-     * {@link #DEFERRED_WAKE_BOUND_MICROS}); the loops are woken once for them all, not once per message.
+     * {@link org.wharfmq.server.session.DeferredWakes}) queues without waking their loops before it wakes those whose
+     * tasks have not run yet: {@value}. A reply the reader puts waits for at most this many more before its loop is
+     * woken, unless the loop wakes for something else first (and never longer than {@link #DEFERRED_WAKE_BOUND_MICROS});
+     * the loops are woken once for them all, not once per message.
      */
     public static final int DEFERRED_WAKES_MAX = 8;
 

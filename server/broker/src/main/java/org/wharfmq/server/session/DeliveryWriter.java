@@ -46,8 +46,8 @@ final class DeliveryWriter implements DeferredWakes.Pending {
      */
     private volatile boolean drainScheduled;
     /**
-     * The drain due is owed by a thread that defers its wakes ({@link DeferredWakes}), not queued yet; written with
-     * {@link #drainScheduled} (before it), under the lock.
+     * The drain due was queued without a wake by a thread that defers its wakes ({@link DeferredWakes}), which owes
+     * the wake; written with {@link #drainScheduled} (before it), under the lock.
      */
     private volatile boolean drainOwed;
     /** The deliveries of one drain, written once the lock is released; event loop only. */
@@ -84,8 +84,9 @@ final class DeliveryWriter implements DeferredWakes.Pending {
     /**
      * Gets the queued frames written: during a read of another connection, when that read ends (with the other sessions
      * it delivered to: {@link DeliveryHandOff}); else now when on the event loop; else by one scheduled task, which a
-     * thread that defers its wakes (a flow's reader: {@link DeferredWakes}) owes, to queue with its others. A drain owed
-     * that way does not hold a delivery of a thread that does not defer: that one queues a drain of its own.
+     * thread that defers its wakes (a flow's reader: {@link DeferredWakes}) queues without a wake, owing the wake, to
+     * issue with its others (the loop runs it sooner if it wakes for anything else). A drain queued that way does not
+     * hold a delivery of a thread that does not defer: that one queues a drain of its own, with a wake.
      */
     void flush() {
         DeliveryHandOff reading = handOff == null ? null : DeliveryHandOff.reading();
@@ -102,7 +103,8 @@ final class DeliveryWriter implements DeferredWakes.Pending {
         boolean owe;
         lock.lock();
         try {
-            // a drain owed by a deferring thread, not queued yet: one that defers owes it too, one that does not queues its own
+            // a drain queued without a wake by a deferring thread: one that defers owes that wake too, one that does
+            // not queues a drain of its own, with a wake
             owe = deferring != null && drainScheduled && drainOwed;
             schedule = !owe && (!drainScheduled || drainOwed) && !unwritten.isEmpty();
             if (schedule) {
@@ -113,7 +115,7 @@ final class DeliveryWriter implements DeferredWakes.Pending {
             lock.unlock();
         }
         if (owe) {
-            deferring.owe(this);
+            deferring.oweWake(this); // the drain queued takes this delivery too
         } else if (schedule) {
             if (held) {
                 reading.hold(this);

@@ -386,7 +386,7 @@ public final class InProcessTakes implements AutoCloseable {
     /**
      * Queues the settlement of what the taker has {@link #consumed} and not yet settled, on the session's loop; does not
      * wait for it. One task is queued at a time, and settles every message consumed until it runs; a taker that defers
-     * its wakes ({@link DeferredWakes}) owes it, to queue with its others. The taker's, before its
+     * its wakes ({@link DeferredWakes}) queues it without one and owes the wake, to issue with its others. The taker's, before its
      * thread waits (see {@link #consumed}; and a deferring taker issues its owed wakes after it); nothing when all is
      * settled.
      */
@@ -398,7 +398,7 @@ public final class InProcessTakes implements AutoCloseable {
         unsettledBytes = 0;
         if (settling.compareAndSet(false, true)) {
             DeferredWakes deferring = DeferredWakes.ofThisThread();
-            if (deferring != null) { // queued with the taker's others before it waits, or by the bound
+            if (deferring != null) { // its loop woken with the taker's others before it waits, or by the bound
                 deferring.owe(settlement);
             } else {
                 loop.execute(settleTask);
@@ -470,7 +470,7 @@ public final class InProcessTakes implements AutoCloseable {
     @Override
     public void close() {
         settle(); // what was consumed is settled first: queued on the loop ahead of the close
-        DeferredWakes.issueOwed(); // by a taker that defers its wakes too, which owes the settlement until then
+        DeferredWakes.issueOwed(); // by a taker that defers its wakes too, which owes the settlement's wake until then
         try {
             call("Closing the in-process session", id -> session.close(id, false), 10_000);
         } catch (InterruptedException e) {

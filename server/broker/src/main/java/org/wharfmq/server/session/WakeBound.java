@@ -10,7 +10,8 @@ import java.util.concurrent.locks.LockSupport;
  * The bound on {@link DeferredWakes}: one daemon thread of the JVM's ({@code wharf-wake-bound}, started with the first
  * thread that defers its wakes) that issues the wakes a thread has owed for {@link Configuration#DEFERRED_WAKE_BOUND_MICROS}
  * or longer (within twice that), whatever that thread is doing (blocked in a database call, an HTTP request, a file or
- * another JMS provider, or busy in a long node): it takes that thread's owed tasks and queues them on their loops.
+ * another JMS provider, or busy in a long node): it takes that thread's owed wakes and wakes the loops whose tasks
+ * have not run yet.
  *
  * <p>What it costs: while some thread owes wakes it looks once per bound (at most {@code 1 s / bound} times a second,
  * 1,000 at the default), reading one volatile per deferring thread; it goes on looking for two bounds after the last
@@ -28,7 +29,7 @@ final class WakeBound implements Runnable {
     static final WakeBound INSTANCE = new WakeBound();
 
     private final CopyOnWriteArrayList<DeferredWakes> watched = new CopyOnWriteArrayList<>();
-    /** The tasks of one thread this one queues; its own. */
+    /** The tasks of one thread whose loops this one wakes; its own. */
     private final DeferredWakes.Pending[] issuing = new DeferredWakes.Pending[Configuration.DEFERRED_WAKES_MAX];
     private volatile Thread thread;
     /** The thread parks without a deadline: a thread that comes to owe wakes unparks it. */
@@ -84,7 +85,7 @@ final class WakeBound implements Runnable {
                 continue;
             }
             if (now - since >= BOUND_NANOS) {
-                DeferredWakes.queue(issuing, wakes.take(issuing));
+                DeferredWakes.wake(issuing, wakes.take(issuing));
             } else {
                 next = Math.min(next, since + BOUND_NANOS);
             }

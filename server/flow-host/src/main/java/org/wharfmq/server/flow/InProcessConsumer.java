@@ -30,13 +30,15 @@ import java.util.function.Predicate;
  * received is settled first.
  *
  * <p>The reader of a flow whose nodes may block (a database, HTTP, file or JMS node: {@code Node.mayBlock}) defers
- * its thread's wakes of event loops while this consumer is open ({@link DeferredWakes}): the tasks its puts owe other
- * connections' loops (a reply to a requester) and its settlements are owed, and queued together, so that a loop
+ * its thread's wakes of event loops while this consumer is open ({@link DeferredWakes}): the tasks its puts give other
+ * connections' loops (a reply to a requester) and its settlements are queued without a wake, run whenever their loop
+ * next wakes, and their wakes owed and issued together to the loops that have not run them yet, so that a loop
  * asleep is woken once for up to {@code Configuration.DEFERRED_WAKES_MAX} of them: always before the reader waits
  * (for its next message here, for producer credit or the journal in its puts), and by the queue manager's bound
  * thread when owed for longer than {@code Configuration.DEFERRED_WAKE_BOUND_MICROS} (a node blocked in a database
  * call, an HTTP request, a file or another JMS provider: FlowDeferredWakesTest). There the reader is the one busy
- * thread, its invocations long, and a reply held for the next few saves a wake each. The reader of a flow whose
+ * thread, its invocations long, and a wake owed across the next few, which the loop mostly takes for a read of its own
+ * meanwhile, saves a wake each. The reader of a flow whose
  * nodes do not block (F-PASS) defers nothing: its invocations are short, it waits for its input every few messages
  * and would issue there anyway, and holding its replies and the bound thread's looks cost more than they saved
  * (docs/performance-log.md, sessions 38 and 39); a JavaCompute node that blocks holds nothing either
