@@ -1,5 +1,9 @@
 package org.wharfmq.server.it;
 
+import org.wharfmq.protocol.auth.Mechanisms;
+import org.wharfmq.protocol.ProtocolVersion;
+import org.wharfmq.protocol.frame.ErrorCode;
+import org.wharfmq.protocol.frame.Frame;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -103,6 +107,23 @@ class SharedDeliveriesTest {
                     + " publications of " + SIZE + " bytes to " + SUBSCRIBERS + " subscribers; a copy each would be "
                     + copies + " bytes");
             subscribing.close();
+        }
+    }
+
+    /** A client that says it keeps more slots than the protocol allows (or none) is refused, naming the range. */
+    @Test
+    void aShareDeliveriesOutsideItsRangeIsAProtocolError() throws Exception {
+        for (int slots : new int[]{0, Frame.ShareDeliveries.MAX_SLOTS + 1}) {
+            try (RawFrameClient client = RawFrameClient.connect(WHARF.server().tcpPort())) {
+                client.send(new Frame.Hello(ProtocolVersion.CURRENT, "greedy", 0));
+                assertInstanceOf(Frame.AuthMechanisms.class, client.nextFrame());
+                client.send(new Frame.Auth(Mechanisms.ANONYMOUS, new byte[0]));
+                assertInstanceOf(Frame.HelloOk.class, client.nextFrame());
+                client.send(new Frame.ShareDeliveries(slots));
+                Frame.Error error = client.expectErrorAndClose(ErrorCode.PROTOCOL_ERROR);
+                assertTrue(error.message().contains("SHARE_DELIVERIES says the client keeps " + slots + " messages; 1 to "
+                        + Frame.ShareDeliveries.MAX_SLOTS + " are allowed"), error.message());
+            }
         }
     }
 }
