@@ -130,7 +130,7 @@ final class MemberRun {
                     return 0;
                 }
                 if (!replica.fenced().isDone()) { // fenced at its takeover: it stands down at once, below
-                    ServerCommand.printReady(config, active, configName);
+                    ServerCommand.printReady(config, active, configName, prepared.http());
                     sayTookOver(replica, listenersClosedAt, active);
                 }
                 CompletableFuture.anyOf(replica.fenced(), stop).join();

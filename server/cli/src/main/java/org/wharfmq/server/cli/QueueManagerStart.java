@@ -36,6 +36,7 @@ final class QueueManagerStart implements AutoCloseable {
     private final ReplicationMember member;
     private final MetricsPlugin metrics;
     private final AdminPlugin admin;
+    private final HttpPlugin http;
     private final ServerPlugin[] plugins;
     /** The queue manager's own journal, being opened since this was made; null for a member (it takes over a store). */
     private final JournalOpening journal;
@@ -48,7 +49,7 @@ final class QueueManagerStart implements AutoCloseable {
         this.member = member;
         this.journal = member == null ? JournalOpening.begin(config) : null;
         try {
-            HttpPlugin http = new HttpPlugin(file.http());
+            http = new HttpPlugin(file.http());
             FlowHost flows = new FlowHost(file.flowHost(), http);
             ChannelsPlugin channels = new ChannelsPlugin(file.channels());
             PubSubHierarchy hierarchy = new PubSubHierarchy(file.hierarchy(), channels);
@@ -65,6 +66,11 @@ final class QueueManagerStart implements AutoCloseable {
             }
             throw e;
         }
+    }
+
+    /** Its HTTP listener (listening once started, when the configuration has an {@code http:} block). */
+    HttpPlugin http() {
+        return http;
     }
 
     /**

@@ -3,6 +3,7 @@ package org.wharfmq.server.cli;
 import org.wharfmq.server.WharfServer;
 import org.wharfmq.server.config.ConfigurationException;
 import org.wharfmq.server.config.ServerConfig;
+import org.wharfmq.server.http.HttpPlugin;
 import org.wharfmq.server.replication.ReplicationMember;
 import org.wharfmq.server.replication.ReplicationSettings;
 import org.wharfmq.server.security.file.SecurityFileRealm;
@@ -117,8 +118,10 @@ final class ServerCommand implements Callable<Integer> {
                     users, replica), configName()).run();
         }
         WharfServer server;
+        QueueManagerStart start;
         try {
-            server = new QueueManagerStart(file, config, users, null).start();
+            start = new QueueManagerStart(file, config, users, null);
+            server = start.start();
         } catch (BindException | IllegalStateException | ConfigurationException | IllegalArgumentException e) {
             System.err.println("wharf: " + e.getMessage());
             if (users != null) {
@@ -136,7 +139,7 @@ final class ServerCommand implements Callable<Integer> {
             System.out.flush();
             stopped.countDown();
         }, "wharf-shutdown"));
-        printReady(config, server, configName());
+        printReady(config, server, configName(), start.http());
         stopped.await();
         return 0;
     }
@@ -152,10 +155,21 @@ final class ServerCommand implements Callable<Integer> {
         return e instanceof BindException || e instanceof IllegalStateException ? CANNOT_LISTEN : BAD_CONFIGURATION;
     }
 
-    /** The one line containing {@code ready} that scripts wait for: printed each time the queue manager starts. */
-    static void printReady(ServerConfig config, WharfServer server, String configName) {
-        System.out.println("Wharf queue manager " + config.name() + " ready on " + String.join(", ",
-                server.networkUrls()) + " and " + server.vmUrl() + " (config " + configName + ")");
+    /**
+     * The one line containing {@code ready} that scripts wait for, printed each time the queue manager starts: its
+     * listeners, the HTTP listener's too when it has one, and then, indented, what the HTTP listener serves and where
+     * ({@link HttpGuide}).
+     */
+    static void printReady(ServerConfig config, WharfServer server, String configName, HttpPlugin http) {
+        List<String> urls = new ArrayList<>(server.networkUrls());
+        urls.add(server.vmUrl());
+        if (http.url() != null) {
+            urls.add(http.url());
+        }
+        String last = urls.remove(urls.size() - 1);
+        System.out.println("Wharf queue manager " + config.name() + " ready on " + String.join(", ", urls) + " and "
+                + last + " (config " + configName + ")");
+        HttpGuide.lines(http).forEach(line -> System.out.println("  " + line));
         System.out.flush();
     }
 

@@ -49,7 +49,10 @@ final class FlowHttpPaths implements HttpEndpoints {
                     + "\"HTTP input and reply nodes\").");
         }
         try {
-            return http.routes().serve(node.servedPath(), Permission.CALL, node.maxRequestBytes(), call -> requests
+            String limitSetting = "the maxRequestBytes of " + node + " in flow '" + flow + "' (docs/flows.md, "
+                    + "\"HTTP input and reply nodes\")";
+            return http.routes().serve(node.servedPath(), Permission.CALL, node.maxRequestBytes(), limitSetting,
+                    call -> requests
                     .apply(new HttpExchange(call.method(), call.path(), call.query(), withoutCredentials(call.headers()),
                             call.body(), call.who().anonymous() ? null : callers.of(call.who())))
                     .thenApply(reply -> new HttpAnswer(reply.status(), reply.contentType(), reply.headers(),

@@ -48,6 +48,7 @@ public final class HttpPlugin implements ServerPlugin {
     private EventLoopGroup group;
     private ExecutorService workers;
     private Channel listener;
+    private String boundHost;
     private String url;
 
     /** A listener that listens nowhere (no {@code http:} block): the routes registered with it are not served. */
@@ -81,7 +82,18 @@ public final class HttpPlugin implements ServerPlugin {
         if (settings == null || settings.port() == 0) {
             return null;
         }
-        String host = settings.host() != null ? settings.host() : server.host();
+        return reachable(settings.host() != null ? settings.host() : server.host(), settings.port());
+    }
+
+    /**
+     * Where a client on this machine reaches the started listener ({@code http://127.0.0.1:7480}, its port the one
+     * bound), as {@link #configuredUrl}; null when it does not listen.
+     */
+    public String localUrl() {
+        return listener == null ? null : reachable(boundHost, port());
+    }
+
+    private String reachable(String host, int port) {
         if (host == null || host.isBlank() || host.equals("0.0.0.0")) {
             host = "127.0.0.1";
         } else if (host.equals("::") || host.equals("[::]")) {
@@ -89,7 +101,7 @@ public final class HttpPlugin implements ServerPlugin {
         } else if (host.contains(":") && !host.startsWith("[")) {
             host = "[" + host + "]"; // an IPv6 address in a URL
         }
-        return (settings.tls() ? "https://" : "http://") + host + ":" + settings.port();
+        return (settings.tls() ? "https://" : "http://") + host + ":" + port;
     }
 
     /** What this listener serves: register routes here. */
@@ -171,6 +183,7 @@ public final class HttpPlugin implements ServerPlugin {
             throw e;
         }
         listener = bound.channel();
+        boundHost = host;
         url = (tls != null ? "https://" : "http://") + host + ":" + port();
         LOG.log(System.Logger.Level.INFO, "HTTP listener on " + url + " (docs/operations.md)");
     }

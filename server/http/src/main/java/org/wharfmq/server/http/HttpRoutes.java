@@ -2,6 +2,7 @@ package org.wharfmq.server.http;
 
 import org.wharfmq.server.security.Permission;
 
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
@@ -58,7 +59,7 @@ public final class HttpRoutes {
      * (on the path, for {@link Permission#CALL}), the longest request body it takes, its handler.
      */
     record Route(String method, String path, boolean prefix, Permission permission, int maxRequestBytes,
-                 AsyncHttpHandler handler) {
+                 String limitSetting, AsyncHttpHandler handler) {
     }
 
     /** The outcome of matching a request: its route, or the methods the path has (none: 404). */
@@ -72,25 +73,29 @@ public final class HttpRoutes {
 
     /** Serves {@code GET path} with {@code handler} to callers holding {@code permission}. */
     public Registration get(String path, Permission permission, HttpHandler handler) {
-        return add(new Route("GET", path, false, permission, HttpConfiguration.MAX_REQUEST_BYTES, sync(handler)));
+        return add(new Route("GET", path, false, permission, HttpConfiguration.MAX_REQUEST_BYTES, null, sync(handler)));
     }
 
     /** Serves {@code POST path} with {@code handler} to callers holding {@code permission}. */
     public Registration post(String path, Permission permission, HttpHandler handler) {
-        return add(new Route("POST", path, false, permission, HttpConfiguration.MAX_REQUEST_BYTES, sync(handler)));
+        return add(new Route("POST", path, false, permission, HttpConfiguration.MAX_REQUEST_BYTES, null, sync(handler)));
     }
 
     /**
      * Serves every method of {@code path} with {@code handler}, which answers later (a message flow's HTTPInput
      * node: the answer comes when the flow replies), to callers holding {@code permission} (checked on the path for
      * {@link Permission#CALL}). A request whose body is longer than {@code maxRequestBytes} is answered 413 as soon
-     * as its Content-Length (or its chunks so far) say so, before it is read whole.
+     * as its Content-Length (or its chunks so far) say so, before it is read whole, naming {@code limitSetting}, the
+     * setting that raises the limit.
      *
      * @param maxRequestBytes 0 to {@link HttpConfiguration#MAX_ROUTE_REQUEST_BYTES}
+     * @param limitSetting    where the limit is set, as the 413 names it to the caller ("the maxRequestBytes of flow
+     *                        'orders''s HTTPInput node 'in'")
      * @throws IllegalArgumentException when the limit is out of range or the path does not start with {@code /}
      * @throws IllegalStateException    when the path is served already
      */
-    public Registration serve(String path, Permission permission, int maxRequestBytes, AsyncHttpHandler handler) {
+    public Registration serve(String path, Permission permission, int maxRequestBytes, String limitSetting,
+                              AsyncHttpHandler handler) {
         if (maxRequestBytes < 0 || maxRequestBytes > HttpConfiguration.MAX_ROUTE_REQUEST_BYTES) {
             throw new IllegalArgumentException("The longest request body of route '" + path + "' must be between 0 "
                     + "and " + HttpConfiguration.MAX_ROUTE_REQUEST_BYTES + " bytes, was " + maxRequestBytes + ".");
@@ -99,7 +104,7 @@ public final class HttpRoutes {
         if (byMethod != null && !byMethod.isEmpty()) {
             throw new IllegalStateException("Path '" + path + "' is served already: choose another one.");
         }
-        return add(new Route(ANY_METHOD, path, false, permission, maxRequestBytes, handler));
+        return add(new Route(ANY_METHOD, path, false, permission, maxRequestBytes, limitSetting, handler));
     }
 
     private static AsyncHttpHandler sync(HttpHandler handler) {
@@ -119,7 +124,7 @@ public final class HttpRoutes {
             throw new IllegalArgumentException("A resources prefix and classpath root end with '/' (the root without a "
                     + "leading '/'): '" + prefix + "', '" + classpathRoot + "'");
         }
-        return add(new Route("GET", prefix, true, permission, HttpConfiguration.MAX_REQUEST_BYTES,
+        return add(new Route("GET", prefix, true, permission, HttpConfiguration.MAX_REQUEST_BYTES, null,
                 sync(new ClasspathResources(prefix, loader, classpathRoot))));
     }
 
@@ -170,6 +175,37 @@ public final class HttpRoutes {
     int maxRequestBytes(String method, String path) {
         Route route = match(method, path).route();
         return route == null ? HttpConfiguration.MAX_REQUEST_BYTES : route.maxRequestBytes();
+    }
+
+    /**
+     * What a caller whose body is over {@code method path}'s limit can do, for its 413: the setting that raises the
+     * limit and its ceiling ({@link #serve}), or, for the listener's own pages, that their limit is fixed.
+     */
+    String overLimitFix(String method, String path) {
+        Route route = match(method, path).route();
+        if (route == null || route.limitSetting() == null) {
+            return "The limit of the listener's own pages (the console, the admin API, the metrics) is fixed "
+                    + "(HttpConfiguration.MAX_REQUEST_BYTES): send a smaller body.";
+        }
+        return "Send a smaller body, or raise the limit: " + route.limitSetting() + ", now " + route.maxRequestBytes()
+                + " bytes (at most " + HttpConfiguration.MAX_ROUTE_REQUEST_BYTES + ").";
+    }
+
+    /** Whether {@code method path} has a route (exact, or under a resources prefix). */
+    public boolean serves(String method, String path) {
+        return match(method, path).route() != null;
+    }
+
+    /** The paths served by {@link #serve} (message flows' paths), sorted. */
+    public List<String> servedPaths() {
+        List<String> paths = new ArrayList<>();
+        exact.forEach((path, byMethod) -> {
+            if (byMethod.containsKey(ANY_METHOD)) {
+                paths.add(path);
+            }
+        });
+        paths.sort(null);
+        return paths;
     }
 
     /** A registered route; closing it removes it (requests already running finish). */

@@ -18,7 +18,7 @@ import io.netty.util.ReferenceCountUtil;
  * (which lets only the requests of callers who may call their route through with their bodies) and the aggregator,
  * on the event loop: a request whose Content-Length is over the limit, or whose chunks so far are, is
  * ended at once with a {@link TooLarge} failure (the aggregator hands it on as a failed request, which
- * {@link HttpRequestHandler} answers 413), and the rest of its body is read and dropped, never held: closing at once,
+ * {@link HttpRequestHandler} answers 413, naming the limit and how to raise it), and the rest of its body is read and dropped, never held: closing at once,
  * with the body still arriving, would make the caller's socket reset before it reads the 413. A request over the limit
  * that asked for {@code Expect: 100-continue} is not told to continue.
  */
@@ -34,7 +34,8 @@ final class RequestLimit extends ChannelInboundHandlerAdapter {
     private final HttpRoutes routes;
     /** On the event loop: the current request's limit and description, the body bytes seen, whether it is dropped. */
     private long limit;
-    private String request;
+    private String method;
+    private String path;
     private long seen;
     private boolean dropping;
 
@@ -49,9 +50,9 @@ final class RequestLimit extends ChannelInboundHandlerAdapter {
             return;
         }
         if (msg instanceof HttpRequest head) {
-            String path = new QueryStringDecoder(head.uri()).path();
-            request = head.method().name() + " " + path;
-            limit = routes.maxRequestBytes(head.method().name(), path);
+            method = head.method().name();
+            path = new QueryStringDecoder(head.uri()).path();
+            limit = routes.maxRequestBytes(method, path);
             seen = 0;
             dropping = false;
             long declared = HttpUtil.getContentLength(head, -1L);
@@ -88,8 +89,9 @@ final class RequestLimit extends ChannelInboundHandlerAdapter {
     private void refuse(ChannelHandlerContext ctx, String sent) {
         dropping = true;
         LastHttpContent end = new DefaultLastHttpContent();
-        end.setDecoderResult(DecoderResult.failure(new TooLarge("Request body too large: " + request
-                + " takes at most " + limit + " bytes (this request sent " + sent + ").")));
+        end.setDecoderResult(DecoderResult.failure(new TooLarge("Request body too large: " + method + " "
+                + path + " takes at most " + limit + " bytes (this request sent " + sent + "). "
+                + routes.overLimitFix(method, path))));
         ctx.fireChannelRead(end);
     }
 }

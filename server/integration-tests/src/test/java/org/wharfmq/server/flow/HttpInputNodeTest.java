@@ -304,7 +304,9 @@ class HttpInputNodeTest {
         HttpResponse<String> response = post("/flows/small", "alice", "x".repeat(1000));
         assertEquals(413, response.statusCode(), response.body());
         assertEquals("Request body too large: POST /flows/small takes at most 100 bytes (this request sent "
-                + "Content-Length 1000).\n", response.body());
+                + "Content-Length 1000). Send a smaller body, or raise the limit: the maxRequestBytes of HTTPInput "
+                + "'in' in flow 'small' (docs/flows.md, \"HTTP input and reply nodes\"), now 100 bytes (at most "
+                + "104857600).\n", response.body(), "names the limit, the setting that raises it and its ceiling");
         assertEquals(200, post("/flows/small", "alice", "x".repeat(100)).statusCode(), "at the limit");
 
         // a gigabyte declared and none of it sent: answered at once, so the body was never waited for, let alone held

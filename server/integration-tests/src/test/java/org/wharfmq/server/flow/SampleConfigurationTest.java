@@ -28,6 +28,8 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
@@ -73,6 +75,25 @@ class SampleConfigurationTest {
         assertEquals(200, hello.statusCode(), hello.body());
         assertTrue(hello.body().startsWith("Hello from flow 'echo': GET /flows/echo"), hello.body());
         assertEquals("hi", server.post("/flows/echo", "hi").body());
+    }
+
+    /**
+     * The start-up output says where everything is: the ready line names the HTTP listener beside the TCP and in-VM
+     * ones, and the lines under it what the listener serves, each as a URL to open from this machine.
+     */
+    @Test
+    void theReadyLineNamesTheHttpListenerAndWhatItServes() {
+        String http = "http://127.0.0.1:" + server.httpPort();
+        assertTrue(server.ready().endsWith(" and " + http + " (config config/wharf.yaml)"), server.ready());
+        assertEquals(List.of(
+                "  web console   " + http + "/ (docs/operations.md, \"Web console\")",
+                "  admin API     " + http + "/api/COMMAND, e.g. " + http + "/api/display-queues (docs/operations.md, "
+                        + "\"Web console\")",
+                "  metrics       " + http + "/metrics (Prometheus; docs/operations.md, \"Metrics\")"),
+                server.guide().subList(0, 3));
+        String flows = server.guide().get(3);
+        assertTrue(flows.startsWith("  flows' paths  ") && flows.contains(http + "/flows/echo")
+                && flows.endsWith(" (docs/flows.md, \"HTTP input and reply nodes\")"), flows);
     }
 
     /**
@@ -266,8 +287,8 @@ class SampleConfigurationTest {
     }
 
     /** A server of the sample configuration in a child JVM, stopped with SIGTERM. */
-    private record SampleServer(Process process, int httpPort, String tcpUrl, HttpClient client)
-            implements AutoCloseable {
+    private record SampleServer(Process process, int httpPort, String tcpUrl, String ready, List<String> guide,
+                                HttpClient client) implements AutoCloseable {
 
         static SampleServer start(Path dir) throws Exception {
             int httpPort = FreePorts.one();
@@ -292,7 +313,11 @@ class SampleConfigurationTest {
             }
             Matcher tcp = Pattern.compile("tcp://[^,\\s]+").matcher(ready);
             assertTrue(tcp.find(), ready);
-            return new SampleServer(process, httpPort, tcp.group(),
+            List<String> guide = new ArrayList<>(); // printed with the ready line, when it names the HTTP listener
+            for (int i = 0; i < 4 && ready.contains(" and http://"); i++) {
+                guide.add(out.readLine());
+            }
+            return new SampleServer(process, httpPort, tcp.group(), ready, guide,
                     HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build());
         }
 

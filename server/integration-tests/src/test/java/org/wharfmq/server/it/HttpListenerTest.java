@@ -212,7 +212,9 @@ class HttpListenerTest {
         HttpResponse<String> tooLarge = post("/test/echo", alice, "x".repeat(70 * 1024));
         assertEquals(413, tooLarge.statusCode());
         assertEquals("Request body too large: POST /test/echo takes at most 65536 bytes (this request sent "
-                + "Content-Length 71680).\n", tooLarge.body());
+                + "Content-Length 71680). The limit of the listener's own pages (the console, the admin API, the "
+                + "metrics) is fixed (HttpConfiguration.MAX_REQUEST_BYTES): send a smaller body.\n", tooLarge.body(),
+                "names the limit and the fix");
 
         assertTrue(raw("GARBAGE\r\n\r\n").startsWith("HTTP/1.1 400 Bad Request"), "not HTTP");
         assertTrue(raw("GET /test/who HTTP/1.1\r\nHost: x\r\nX-Big: " + "y".repeat(20_000) + "\r\n\r\n")
