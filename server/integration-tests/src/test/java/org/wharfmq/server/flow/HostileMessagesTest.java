@@ -289,12 +289,15 @@ class HostileMessagesTest {
         String why = refused("DEEP.PARSE", "<r>" + escape(past) + "</r>");
         assertTrue(why.contains("nested " + (limit + 1) + " elements deep"), why);
 
-        assertEquals(atLimit, passes("DEEP.COPY", atLimit), "every level copied");
-        assertEquals(atLimit, passes("DEEP.IDENTITY", atLimit), "every level copied");
+        String copied = "<a>".repeat(limit - 1) + "<a/>" + "</a>".repeat(limit - 1); // as Saxon writes it
+        for (String flow : new String[] {"DEEP.COPY", "DEEP.IDENTITY"}) {
+            String out = passes(flow, atLimit);
+            assertTrue(out.equals(copied), flow + ": every level copied, not " + out.length() + " characters");
+        }
         String changed = passes("DEEP.DOM", atLimit);
         assertTrue(changed.startsWith("<a changed=\"yes\"><a><a>"), changed.substring(0, 40));
-        assertEquals(limit, (changed.length() - changed.replace("</a>", "").length()) / 4, "every level kept");
-        assertEquals(atLimit, passes("DEEP.VALIDATE", atLimit));
+        assertEquals(limit - 1, (changed.length() - changed.replace("</a>", "").length()) / 4, "every level kept");
+        assertTrue(passes("DEEP.VALIDATE", atLimit).equals(atLimit), "the body goes on as it came");
         assertEquals("<o>" + limit + "</o>", passes("DEEP.PARSE", "<r>" + escape(atLimit) + "</r>"));
 
         int deep = 100_000;
