@@ -15,10 +15,6 @@ import org.xml.sax.SAXException;
 import org.xml.sax.XMLReader;
 import org.xml.sax.helpers.DefaultHandler;
 
-import javax.xml.XMLConstants;
-import javax.xml.parsers.DocumentBuilderFactory;
-import javax.xml.parsers.ParserConfigurationException;
-import javax.xml.parsers.SAXParserFactory;
 import javax.xml.transform.sax.SAXSource;
 import java.io.ByteArrayInputStream;
 import java.io.ByteArrayOutputStream;
@@ -34,24 +30,29 @@ import java.util.Set;
  * a tree.
  *
  * <p>Bodies come from other programs, so parsing is locked down: a DOCTYPE is refused, which rules out external
- * entities (XXE) and entity-expansion bombs at once. A body is parsed into Saxon's TinyTree for reading (compact,
+ * entities (XXE) and entity-expansion bombs at once, Xerces' secure processing is on, and elements may nest at most
+ * {@link #MAX_NESTING_DEPTH} deep ({@link NestingLimit}). A body is parsed into Saxon's TinyTree for reading (compact,
  * fast for XPath and XSLT, immutable and so safe to share between copies of a message) and into a W3C DOM only
  * when a node asks to change it.
  */
 public final class Xml {
 
+    /**
+     * How deeply the elements of what a message holds may nest, at most: {@value}. A body (or a string given to
+     * {@code parse-xml()}) nested deeper is refused by its parse, naming the element, its line and column and this
+     * limit, before any node walks it: a tree nested without end would run the recursion of a stylesheet's templates
+     * or a DOM copy out of stack. Below Saxon's own guard of 1,000 nested {@code apply-templates} calls, so that an
+     * identity stylesheet's recursion goes through every body the domain parses.
+     */
+    public static final int MAX_NESTING_DEPTH = 512;
+
     /** Xerces' feature that refuses any DOCTYPE declaration. */
-    private static final String DISALLOW_DOCTYPE = "http://apache.org/xml/features/disallow-doctype-decl";
-    /** Xerces' feature that builds a DOM's nodes on first visit rather than while parsing. */
-    private static final String DEFER_NODE_EXPANSION = "http://apache.org/xml/features/dom/defer-node-expansion";
+    static final String DISALLOW_DOCTYPE = "http://apache.org/xml/features/disallow-doctype-decl";
     private static final Processor SAXON = lockedDownProcessor();
-    private static final SAXParserFactory SAX = saxFactory();
-    private static final DocumentBuilderFactory DOM = domFactory();
     /** Parsers are not thread-safe but are costly to create; each flow thread keeps one of each. */
     private static final ThreadLocal<XMLReader> READER = ThreadLocal.withInitial(Xml::newReader);
     private static final ContentHandler NO_EVENTS = new DefaultHandler();
-    private static final ThreadLocal<javax.xml.parsers.DocumentBuilder> DOM_BUILDER =
-            ThreadLocal.withInitial(Xml::newDomBuilder);
+    private static final ThreadLocal<LimitedDomParser> DOM_PARSER = ThreadLocal.withInitial(LimitedDomParser::new);
 
     private Xml() {
     }
@@ -142,7 +143,7 @@ public final class Xml {
 
     private static Document parseDom(InputSource input) {
         try {
-            return DOM_BUILDER.get().parse(input);
+            return DOM_PARSER.get().parseDocument(input);
         } catch (SAXException | IOException e) {
             throw new XmlParseException(e);
         }
@@ -151,7 +152,7 @@ public final class Xml {
     /** A read-only Saxon view of a DOM document, for XPath and XSLT (not a copy: later DOM changes show). */
     /** A new empty DOM document. */
     static Document newDocument() {
-        return DOM_BUILDER.get().newDocument();
+        return new org.apache.xerces.dom.DocumentImpl(); // what Xerces' JAXP builder makes
     }
 
     static XdmNode wrap(Document document) {
@@ -200,59 +201,17 @@ public final class Xml {
         }
     }
 
-    private static SAXParserFactory saxFactory() {
-        SAXParserFactory factory = SAXParserFactory.newInstance();
-        factory.setNamespaceAware(true);
-        try {
-            factory.setFeature(XMLConstants.FEATURE_SECURE_PROCESSING, true);
-            factory.setFeature(DISALLOW_DOCTYPE, true);
-        } catch (ParserConfigurationException | SAXException e) {
-            throw new IllegalStateException("The XML parser " + factory.getClass().getName()
-                    + " cannot refuse DOCTYPEs, so message bodies cannot be parsed safely", e);
-        }
-        return factory;
-    }
-
-    private static DocumentBuilderFactory domFactory() {
-        DocumentBuilderFactory factory = DocumentBuilderFactory.newInstance();
-        factory.setNamespaceAware(true);
-        try {
-            factory.setFeature(XMLConstants.FEATURE_SECURE_PROCESSING, true);
-            factory.setFeature(DISALLOW_DOCTYPE, true);
-        } catch (ParserConfigurationException e) {
-            throw new IllegalStateException("The DOM parser " + factory.getClass().getName()
-                    + " cannot refuse DOCTYPEs, so message bodies cannot be parsed safely", e);
-        }
-        try {
-            // a changed body is written out whole, so every node is visited: Xerces' deferred DOM (a table first,
-            // the nodes made on first visit) allocated 45 MB for a 4 MB body parsed and written, the DOM built at
-            // once 33 MB
-            factory.setFeature(DEFER_NODE_EXPANSION, false);
-        } catch (ParserConfigurationException e) {
-            // a parser without Xerces' deferred DOM: it builds its nodes at once already
-        }
-        return factory;
-    }
-
     /** A new locked-down namespace-aware parser whose errors are thrown. */
     static XMLReader newReader() {
+        LimitedSaxParser reader = new LimitedSaxParser();
         try {
-            XMLReader reader = SAX.newSAXParser().getXMLReader();
-            reader.setErrorHandler(FailOnError.INSTANCE);
-            return reader;
-        } catch (ParserConfigurationException | SAXException e) {
-            throw new IllegalStateException("Cannot create an XML parser", e);
+            reader.setFeature(DISALLOW_DOCTYPE, true);
+        } catch (SAXException e) {
+            throw new IllegalStateException("Xerces cannot refuse DOCTYPEs, so message bodies cannot be parsed "
+                    + "safely", e);
         }
-    }
-
-    private static javax.xml.parsers.DocumentBuilder newDomBuilder() {
-        try {
-            javax.xml.parsers.DocumentBuilder builder = DOM.newDocumentBuilder();
-            builder.setErrorHandler(FailOnError.INSTANCE);
-            return builder;
-        } catch (ParserConfigurationException e) {
-            throw new IllegalStateException("Cannot create a DOM parser", e);
-        }
+        reader.setErrorHandler(FailOnError.INSTANCE);
+        return reader;
     }
 
     /** The environment variables a stylesheet or expression sees ({@code environment-variable()}): none. */
@@ -271,7 +230,7 @@ public final class Xml {
     }
 
     /** Turns warnings into nothing and errors into failures (the default handler prints to stderr). */
-    private static final class FailOnError implements org.xml.sax.ErrorHandler {
+    static final class FailOnError implements org.xml.sax.ErrorHandler {
         static final FailOnError INSTANCE = new FailOnError();
 
         @Override

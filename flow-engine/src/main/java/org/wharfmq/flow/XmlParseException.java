@@ -15,6 +15,10 @@ public final class XmlParseException extends RuntimeException {
 
     private static String describe(Throwable failure) {
         for (Throwable t = failure; t != null; t = t.getCause()) {
+            if (t instanceof NestingLimit.TooDeep deep) {
+                return "The message body is nested too deeply (line " + deep.getLineNumber() + ", column "
+                        + deep.getColumnNumber() + "): " + deep.getMessage();
+            }
             if (t instanceof SAXParseException parse) {
                 return "The message body is not well-formed XML (line " + parse.getLineNumber() + ", column "
                         + parse.getColumnNumber() + "): " + parse.getMessage();

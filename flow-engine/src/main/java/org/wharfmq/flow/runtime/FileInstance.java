@@ -40,7 +40,10 @@ import java.util.Map;
  * <h2>Taking a file</h2>
  * Each poll lists the directory's regular files (symbolic links are not followed) whose name matches the node's
  * glob and neither starts with {@code .} nor ends with {@code .part}; a file is taken when its size and modification
- * time are what the previous poll saw, oldest name first.
+ * time are what the previous poll saw, oldest name first. An entry of such a name that is a FIFO, a socket or a
+ * device is never opened (opening a FIFO waits for a writer, for ever: the node's thread would be stuck): it is moved
+ * to the backout folder with its reason ({@link #refuseSpecial}), and the file is looked at again, without following
+ * a link, right before it is opened, so one swapped in while the files before it ran is refused the same way.
  *
  * <h2>A record</h2>
  * Transactional (YES): the invocation's sends and the node's checkpoint after the record ({@link CheckpointQueue})
@@ -148,6 +151,7 @@ final class FileInstance extends InputReader {
         FileCheckpoint checkpoint = current();
         Map<Path, List<Long>> seen = new HashMap<>();
         List<Path> ready = new ArrayList<>();
+        List<Path> special = new ArrayList<>();
         try (DirectoryStream<Path> files = Files.newDirectoryStream(input.directory())) {
             for (Path file : files) {
                 String name = file.getFileName().toString();
@@ -161,6 +165,9 @@ final class FileInstance extends InputReader {
                     continue;
                 }
                 if (!attributes.isRegularFile()) {
+                    if (attributes.isOther()) {
+                        special.add(file);
+                    }
                     continue;
                 }
                 List<Long> state = List.of(attributes.size(), attributes.lastModifiedTime().toMillis());
@@ -173,6 +180,9 @@ final class FileInstance extends InputReader {
         }
         lastSeen.clear();
         lastSeen.putAll(seen);
+        for (Path file : special) {
+            refuseSpecial(file);
+        }
         ready.sort(null);
         for (Path file : ready) {
             if (!flow.isRunning()) {
@@ -206,6 +216,9 @@ final class FileInstance extends InputReader {
         String failure = null;
         if (start.done()) { // its last record committed before a crash, or before a move that failed
             finish(file, failedRecords(start));
+            return;
+        }
+        if (!stillRegular(file)) {
             return;
         }
         try (FileChannel channel = FileChannel.open(file, StandardOpenOption.READ, LinkOption.NOFOLLOW_LINKS)) {
@@ -281,6 +294,43 @@ final class FileInstance extends InputReader {
             }
         }
         finish(file, failure != null ? failure : failedRecords(checkpoint));
+    }
+
+    /**
+     * Whether {@code file}, about to be opened, is still a regular file (not through a link); one that became a FIFO,
+     * socket or device meanwhile is refused ({@link #refuseSpecial}), one gone or become another thing is left to the
+     * next poll.
+     */
+    private boolean stillRegular(Path file) throws IOException {
+        BasicFileAttributes now;
+        try {
+            now = Files.readAttributes(file, BasicFileAttributes.class, LinkOption.NOFOLLOW_LINKS);
+        } catch (IOException gone) {
+            return false;
+        }
+        if (now.isOther()) {
+            refuseSpecial(file);
+        }
+        return now.isRegularFile();
+    }
+
+    /**
+     * Moves a FIFO, socket or device out of the watched directory into the backout folder, never opening it, with
+     * its reason beside it and a WARNING: reading a FIFO waits for a writer (for ever, if whoever put it there never
+     * writes), which would stop the node. Moved, not skipped, so that it is said once. No checkpoint is about it.
+     */
+    private void refuseSpecial(Path file) throws IOException {
+        String name = file.getFileName().toString();
+        String why = "it is " + SpecialFile.kind(file) + ", not a regular file, so it was not opened (reading one "
+                + "can wait for ever for a writer, which would stop the node). Deliver regular files only.";
+        try (NoFollowFolder target = NoFollowFolder.open(input.backoutFolder(), "Flow '" + flow.name() + "' "
+                + input)) {
+            Path moved = target.moveIn(file);
+            target.write(moved.getFileName() + ".reason", "Flow '" + flow.name() + "' " + input + " could not "
+                    + "process " + file.toAbsolutePath() + ": " + why + "\n");
+            LOG.log(System.Logger.Level.WARNING, "Flow '" + flow.name() + "' moved " + name + " to " + moved + ": "
+                    + why);
+        }
     }
 
     /** Why a file whose records all ran goes to the backout folder (some took the failure terminal), or null. */

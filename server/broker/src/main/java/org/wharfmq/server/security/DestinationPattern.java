@@ -109,10 +109,10 @@ public final class DestinationPattern {
      */
     public boolean matches(String destination) {
         if (scope == Permission.Scope.QUEUE) {
-            return matchQueue(0, destination.split("\\.", -1), 0);
+            return matchQueue(destination.split("\\.", -1));
         }
         if (scope == Permission.Scope.PATH) {
-            return matchQueue(0, destination.split("/", -1), 0);
+            return matchQueue(destination.split("/", -1));
         }
         return coversTopic(destination.split("/", -1));
     }
@@ -129,24 +129,35 @@ public final class DestinationPattern {
         return matches(destination);
     }
 
-    private boolean matchQueue(int p, String[] name, int n) {
-        while (p < parts.length) {
-            String part = parts[p];
-            if (part.equals("**")) {
-                for (int rest = n; rest <= name.length; rest++) {
-                    if (matchQueue(p + 1, name, rest)) {
-                        return true;
-                    }
-                }
+    /**
+     * Whether the parts match {@code name}'s, {@code *} one part, {@code **} any number: one pass, going back only to
+     * the last {@code **} seen (a part it did not take is tried against the next), so at most parts times name's
+     * parts steps, whatever the pattern. (Trying every split for every {@code **} took exponentially many: a
+     * pattern of a thousand {@code **} given to {@code display-queues} kept a worker busy for hours.)
+     */
+    private boolean matchQueue(String[] name) {
+        int p = 0;
+        int n = 0;
+        int lastAny = -1; // the last ** seen, and the first name part it has not taken yet
+        int takenTo = 0;
+        while (n < name.length) {
+            if (p < parts.length && parts[p].equals("**")) {
+                lastAny = p++;
+                takenTo = n;
+            } else if (p < parts.length && (parts[p].equals("*") || parts[p].equals(name[n]))) {
+                p++;
+                n++;
+            } else if (lastAny >= 0) {
+                p = lastAny + 1; // the ** takes one more part
+                n = ++takenTo;
+            } else {
                 return false;
             }
-            if (n == name.length || !part.equals("*") && !part.equals(name[n])) {
-                return false;
-            }
-            p++;
-            n++;
         }
-        return n == name.length;
+        while (p < parts.length && parts[p].equals("**")) {
+            p++;
+        }
+        return p == parts.length;
     }
 
     private boolean coversTopic(String[] filter) {

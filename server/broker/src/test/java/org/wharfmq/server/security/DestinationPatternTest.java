@@ -3,9 +3,13 @@ package org.wharfmq.server.security;
 import org.junit.jupiter.api.Test;
 import org.wharfmq.server.config.ConfigurationException;
 
+import java.time.Duration;
+import java.util.Random;
+
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 class DestinationPatternTest {
@@ -33,6 +37,59 @@ class DestinationPatternTest {
         assertTrue(DestinationPattern.queue("**").matches("ANY.QUEUE.AT.ALL"));
         assertTrue(DestinationPattern.queue("PAYROLL").matches("PAYROLL"));
         assertFalse(DestinationPattern.queue("PAYROLL").matches("PAYROLL.X"));
+    }
+
+    /**
+     * A pattern of many {@code **} (a caller's, given to {@code display-queues} by a user with {@code monitor} only)
+     * is matched in parts times name's parts steps: before, every split was tried for every {@code **}, and this one
+     * took longer than the test allows (hours; the bound only ends a hang, it is never reached now).
+     */
+    @Test
+    void aPatternOfManyDoubleStarsIsMatchedInPolynomialSteps() {
+        DestinationPattern hostile = DestinationPattern.queue("**.".repeat(1000) + "NOPE");
+        String name = "A.B.C.D.E.F.G.H.I.J.K.L.M.N.O.P.Q.R.S.T";
+        assertTimeoutPreemptively(Duration.ofSeconds(30), () -> assertFalse(hostile.matches(name)));
+        assertTrue(DestinationPattern.queue("**.".repeat(1000) + "T").matches(name));
+        assertTimeoutPreemptively(Duration.ofSeconds(30), () -> assertFalse(DestinationPattern.path(
+                "/" + "**/".repeat(1000) + "nope").matches("/flows" + "/x".repeat(1000))));
+    }
+
+    /** The one-pass matcher decides as trying every split does, over every small pattern and name of a, b, *, **. */
+    @Test
+    void theOnePassMatcherAgreesWithTryingEverySplit() {
+        Random random = new Random(42);
+        String[] pieces = {"a", "b", "*", "**"};
+        for (int i = 0; i < 20_000; i++) {
+            String[] pattern = new String[1 + random.nextInt(5)];
+            for (int p = 0; p < pattern.length; p++) {
+                pattern[p] = pieces[random.nextInt(pieces.length)];
+            }
+            String[] name = new String[1 + random.nextInt(6)];
+            for (int n = 0; n < name.length; n++) {
+                name[n] = random.nextBoolean() ? "a" : "b";
+            }
+            String text = String.join(".", pattern);
+            String queue = String.join(".", name);
+            assertEquals(everySplit(pattern, 0, name, 0), DestinationPattern.queue(text).matches(queue),
+                    text + " against " + queue);
+        }
+    }
+
+    /** The reference: every split of the name tried for every {@code **}. */
+    private static boolean everySplit(String[] parts, int p, String[] name, int n) {
+        if (p == parts.length) {
+            return n == name.length;
+        }
+        if (parts[p].equals("**")) {
+            for (int rest = n; rest <= name.length; rest++) {
+                if (everySplit(parts, p + 1, name, rest)) {
+                    return true;
+                }
+            }
+            return false;
+        }
+        return n < name.length && (parts[p].equals("*") || parts[p].equals(name[n]))
+                && everySplit(parts, p + 1, name, n + 1);
     }
 
     @Test

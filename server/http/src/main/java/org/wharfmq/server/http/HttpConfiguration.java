@@ -24,6 +24,17 @@ public final class HttpConfiguration {
     public static final Setting<Boolean> TLS = Setting.flag("tls", false);
 
     /**
+     * The request bodies the listener reads at once, over all its connections, in bytes: default 256 MiB. A body
+     * counts from its head (its Content-Length; a chunked body as its chunks come) until it has arrived whole, been refused or its connection lost; then its route's own bounds
+     * hold it (a flow's waiting requests: docs/flows.md). A request whose body would take them past this while other
+     * bodies are on their way is answered 503 at once, naming the setting, and its body read and dropped; one that
+     * finds no other body on its way is read whatever its size (up to its route's limit), so every route stays
+     * callable ({@link InboundBodies}).
+     */
+    public static final Setting<Long> MAX_INBOUND_BODY_BYTES =
+            Setting.whole("maxInboundBodyBytes", 256L * 1024 * 1024).atLeast(1);
+
+    /**
      * The longest request body a route takes unless it says otherwise, in bytes: {@value} (64 KiB); the console's
      * forms are far smaller. A longer one is answered 413 once its Content-Length (or its chunks so far) say so,
      * before it is read whole, and the rest of it is read and dropped.

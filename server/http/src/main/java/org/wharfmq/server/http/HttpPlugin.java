@@ -30,7 +30,8 @@ import java.util.concurrent.TimeUnit;
  * The queue manager's HTTP listener, a {@link ServerPlugin}: serves the {@link #routes()} other plugins register
  * (metrics, the web console) on the port its {@link HttpSettings} say (the {@code http:} block), with Netty's
  * HTTP/1.1 codec, keep-alive, callers logged in and checked from a request's head before its body is read
- * ({@link CallerCheck}), request bodies of at most their route's limit ({@link RequestLimit}), HTTPS with the TLS
+ * ({@link CallerCheck}), request bodies of at most their route's limit, and of at most {@code maxInboundBodyBytes}
+ * being read at once over all connections ({@link RequestLimit}), HTTPS with the TLS
  * listener's key when {@code http.tls} is set, and the wire's users and permission rules ({@link HttpRoutes} says
  * how). Without settings it listens nowhere (the embedded default). Start it after the plugins that register routes
  * in their start.
@@ -137,6 +138,7 @@ public final class HttpPlugin implements ServerPlugin {
                 new DefaultThreadFactory("wharf-http-worker", true));
         // counted apart from the wire's connections, with the same settings: a flood of either refuses only its own
         ConnectionLimits limits = new ConnectionLimits(config);
+        InboundBodies bodies = new InboundBodies(http.maxInboundBodyBytes());
         NativeTransport transport = NativeTransport.best();
         group = transport.eventLoopGroup(1, new DefaultThreadFactory("wharf-http", true));
         String host = http.host() != null ? http.host() : config.host();
@@ -168,7 +170,7 @@ public final class HttpPlugin implements ServerPlugin {
                         ReadHolds holds = new ReadHolds(channel);
                         CallerCheck callers = new CallerCheck(routes, logins, server.accessControl(), workers, holds);
                         p.addLast("caller", callers);
-                        p.addLast("limit", new RequestLimit(routes));
+                        p.addLast("limit", new RequestLimit(routes, bodies));
                         p.addLast("aggregator", new HttpObjectAggregator(HttpConfiguration.MAX_ROUTE_REQUEST_BYTES));
                         p.addLast("requests", new HttpRequestHandler(callers, holds, workers, config.name()));
                     }

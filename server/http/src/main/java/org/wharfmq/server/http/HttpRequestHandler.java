@@ -113,9 +113,9 @@ final class HttpRequestHandler extends SimpleChannelInboundHandler<FullHttpReque
                     refused.delayMillis(), null);
             return;
         }
-        if (decoded.isFailure() && decoded.cause() instanceof RequestLimit.TooLarge tooLarge) {
+        if (decoded.isFailure() && decoded.cause() instanceof RequestLimit.Refused limited) {
             // the connection stays usable: RequestLimit drops the rest of the body
-            answer(channel, HttpAnswer.refusal(413, tooLarge.getMessage()), After.of(keepAlive), 0, null);
+            answer(channel, HttpAnswer.refusal(limited.status(), limited.getMessage()), After.of(keepAlive), 0, null);
             return;
         }
         if (decoded.isFailure()) {

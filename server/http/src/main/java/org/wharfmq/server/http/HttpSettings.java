@@ -70,6 +70,20 @@ public final class HttpSettings extends ComponentSettings {
         return get(HttpConfiguration.PORT);
     }
 
+    /**
+     * These settings with {@link HttpConfiguration#MAX_INBOUND_BODY_BYTES} at {@code bytes}.
+     *
+     * @throws ConfigurationException when it is below 1
+     */
+    public HttpSettings maxInboundBodyBytes(long bytes) {
+        return new HttpSettings(values().with(HttpConfiguration.MAX_INBOUND_BODY_BYTES, bytes));
+    }
+
+    /** The request bodies the listener reads at once, in bytes ({@link HttpConfiguration#MAX_INBOUND_BODY_BYTES}). */
+    public long maxInboundBodyBytes() {
+        return get(HttpConfiguration.MAX_INBOUND_BODY_BYTES);
+    }
+
     /** Whether it speaks HTTPS with the key of the server's {@code tls:} block. */
     public boolean tls() {
         return get(HttpConfiguration.TLS);

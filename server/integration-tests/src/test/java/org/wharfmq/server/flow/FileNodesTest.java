@@ -371,6 +371,39 @@ class FileNodesTest {
         assertTrue(Files.exists(in.resolve("ignored.txt")));
     }
 
+    /**
+     * A FIFO of a name the node takes, put in the watched directory, is never opened (a reader would wait for a
+     * writer for ever, the node's thread stuck): it goes to the backout folder with its reason, and the files after it
+     * are read. (Before, it stayed in the directory, skipped at every poll without a word; put in place of a file the
+     * node had seen, it was opened.) Linux and macOS: made with mkfifo.
+     */
+    @Test
+    void aFifoInTheDirectoryIsNeverOpenedButBackedOutAndTheFilesAfterItAreRead() throws Exception {
+        Path fifo = in.resolve("a.txt");
+        Process mkfifo;
+        try {
+            mkfifo = new ProcessBuilder("mkfifo", fifo.toString()).redirectErrorStream(true).start();
+        } catch (IOException none) {
+            mkfifo = null;
+        }
+        org.junit.jupiter.api.Assumptions.assumeTrue(mkfifo != null && mkfifo.waitFor() == 0,
+                "no mkfifo on this platform");
+        deploy(() -> FlowDefinition.builder("fifo")
+                .node("in", lineInput())
+                .node("out", OutputNode.queue("FIFO.OUT"))
+                .wire("in", "out", "out")
+                .build());
+        writeLines(in, "b.txt", 2);
+        try (MessageConsumer consumer = session.createConsumer(session.createQueue("FIFO.OUT"))) {
+            assertEquals(lines(1, 2), texts(consumer, 2));
+            awaitFile(in.resolve("archive/b.txt"));
+        }
+        awaitContent(in.resolve("backout/a.txt.reason"), "could not process " + fifo.toAbsolutePath()
+                + ": it is a FIFO (named pipe), not a regular file, so it was not opened", WAIT_MILLIS);
+        assertTrue(Files.exists(in.resolve("backout/a.txt")), "the FIFO itself, moved");
+        assertFalse(Files.exists(fifo, java.nio.file.LinkOption.NOFOLLOW_LINKS));
+    }
+
     @Test
     void fixedLengthRecordsAreMessagesAndAShortLastRecordSendsTheFileToBackout() throws Exception {
         deploy(() -> FlowDefinition.builder("fixed")

@@ -12,6 +12,7 @@ import org.wharfmq.flow.JavaComputeNode;
 import org.wharfmq.flow.MessageAssembly;
 import org.wharfmq.flow.Node;
 import org.wharfmq.flow.TransactionMode;
+import org.wharfmq.flow.Xml;
 import org.wharfmq.flow.XmlSchema;
 import org.wharfmq.flow.node.ConvertNode;
 import org.wharfmq.flow.node.FilterNode;
@@ -243,34 +244,64 @@ class HostileMessagesTest {
         assertEquals(0, fetched.get(), "no schema was fetched over the network");
     }
 
+    /**
+     * Elements nested deeper than {@link Xml#MAX_NESTING_DEPTH} (1000) are refused by the parse of every XML node (a
+     * stylesheet's, a changed DOM's, a validation's, {@code parse-xml()} of a string from the message), naming the
+     * element and the limit, before any node's recursion walks them; a body at the limit goes through each, the
+     * recursive ones included, and the flow goes on. (Before, any depth was parsed: 1001 levels went through, and a
+     * body nested 100,000 deep ran the templates' recursion out of stack, caught as a StackOverflowError in the
+     * flow's thread.) A JSON body is held to Jackson's nesting limit.
+     */
     @Test
-    void aBodyNestedTooDeeplyForANodeFailsThatMessageNotTheFlow() throws Exception {
+    void aBodyNestedDeeperThanTheXmlDomainsLimitIsRefusedByItsParseAndOneAtTheLimitGoesThrough() throws Exception {
         Path shallowCopy = Files.writeString(dir.resolve("copy.xsl"), "<xsl:stylesheet version='3.0' "
-                + "xmlns:xsl='http://www.w3.org/1999/XSL/Transform'><xsl:mode on-no-match='shallow-copy'/>"
-                + "</xsl:stylesheet>");
+                + "xmlns:xsl='http://www.w3.org/1999/XSL/Transform'><xsl:output omit-xml-declaration='yes'/>"
+                + "<xsl:mode on-no-match='shallow-copy'/></xsl:stylesheet>");
         Path identity = Files.writeString(dir.resolve("identity.xsl"), "<xsl:stylesheet version='1.0' "
-                + "xmlns:xsl='http://www.w3.org/1999/XSL/Transform'><xsl:template match='@*|node()'><xsl:copy>"
+                + "xmlns:xsl='http://www.w3.org/1999/XSL/Transform'><xsl:output omit-xml-declaration='yes'/>"
+                + "<xsl:template match='@*|node()'><xsl:copy>"
                 + "<xsl:apply-templates select='@*|node()'/></xsl:copy></xsl:template></xsl:stylesheet>");
-        // a failure Saxon does not catch fails the path: with transaction mode NO, straight down the backout path
+        Path parse = Files.writeString(dir.resolve("parse.xsl"), "<xsl:stylesheet version='3.0' "
+                + "xmlns:xsl='http://www.w3.org/1999/XSL/Transform'><xsl:output omit-xml-declaration='yes'/>"
+                + "<xsl:template match='/r'><o><xsl:value-of select='count(parse-xml(string(.))//a)'/></o>"
+                + "</xsl:template></xsl:stylesheet>");
+        Path nested = Files.writeString(dir.resolve("nested.xsd"), "<xsd:schema "
+                + "xmlns:xsd='http://www.w3.org/2001/XMLSchema'><xsd:element name='a'><xsd:complexType>"
+                + "<xsd:sequence><xsd:element ref='a' minOccurs='0'/></xsd:sequence></xsd:complexType></xsd:element>"
+                + "</xsd:schema>");
         deploy("DEEP.COPY", InputNode.queue("IN.DEEP.COPY").domain(Domain.XML).transactionMode(TransactionMode.NO),
                 XsltNode.of(shallowCopy));
         deploy("DEEP.IDENTITY", Domain.XML, XsltNode.of(identity));
         deploy("DEEP.DOM", InputNode.queue("IN.DEEP.DOM").domain(Domain.XML).transactionMode(TransactionMode.NO),
                 new ChangeTheTree());
+        deploy("DEEP.VALIDATE", Domain.XML, new ValidationNode(XmlSchema.compile(nested)));
+        deploy("DEEP.PARSE", Domain.XML, XsltNode.of(parse));
         deploy("DEEP.JSON", Domain.JSON, ConvertNode.toXml());
-        int depth = 100_000;
-        String deep = "<a>".repeat(depth) + "</a>".repeat(depth);
-        for (String flow : new String[] {"DEEP.COPY", "DEEP.IDENTITY"}) {
-            String why = refused(flow, deep);
-            assertTrue(why.contains("nested too deeply") || why.contains("Too many nested"), flow + ": " + why);
-            assertTrue(passes(flow, NORMAL).contains("fine"), flow + ": the next message goes through");
+        int limit = Xml.MAX_NESTING_DEPTH;
+        String atLimit = "<a>".repeat(limit) + "</a>".repeat(limit);
+        String past = "<a>".repeat(limit + 1) + "</a>".repeat(limit + 1);
+        String tooDeep = "element 'a' is nested " + (limit + 1) + " elements deep, deeper than the " + limit
+                + " the XML domain parses (Xml.MAX_NESTING_DEPTH)";
+        for (String flow : new String[] {"DEEP.COPY", "DEEP.IDENTITY", "DEEP.DOM", "DEEP.VALIDATE"}) {
+            String why = refused(flow, past);
+            assertTrue(why.contains(tooDeep), flow + ": " + why);
         }
-        // a changed DOM is written without recursion (DomWriter): the deep body goes through, changed
-        String changed = passes("DEEP.DOM", deep);
+        String why = refused("DEEP.PARSE", "<r>" + escape(past) + "</r>");
+        assertTrue(why.contains("nested " + (limit + 1) + " elements deep"), why);
+
+        String copied = "<a>".repeat(limit - 1) + "<a/>" + "</a>".repeat(limit - 1); // as Saxon writes it
+        for (String flow : new String[] {"DEEP.COPY", "DEEP.IDENTITY"}) {
+            String out = passes(flow, atLimit);
+            assertTrue(out.equals(copied), flow + ": every level copied, not " + out.length() + " characters");
+        }
+        String changed = passes("DEEP.DOM", atLimit);
         assertTrue(changed.startsWith("<a changed=\"yes\"><a><a>"), changed.substring(0, 40));
-        assertEquals(depth - 1, (changed.length() - changed.replace("</a>", "").length()) / 4, "every level kept");
-        assertTrue(passes("DEEP.DOM", NORMAL).contains("fine"), "DEEP.DOM: the next message goes through");
-        String why = refused("DEEP.JSON", "[".repeat(depth) + "]".repeat(depth));
+        assertEquals(limit - 1, (changed.length() - changed.replace("</a>", "").length()) / 4, "every level kept");
+        assertTrue(passes("DEEP.VALIDATE", atLimit).equals(atLimit), "the body goes on as it came");
+        assertEquals("<o>" + limit + "</o>", passes("DEEP.PARSE", "<r>" + escape(atLimit) + "</r>"));
+
+        int deep = 100_000;
+        why = refused("DEEP.JSON", "[".repeat(deep) + "]".repeat(deep));
         assertTrue(why.contains("nesting depth"), why);
         assertTrue(passes("DEEP.JSON", "[{\"a\":\"1\"}]").contains("<a>1</a>"));
     }
