@@ -50,6 +50,11 @@ class ReplicatedLargeMessageTest {
      * held it within the test's 90 s; the messages were on it all along.
      */
     private static final long ELECTION_TIMEOUT_MILLIS = 20_000;
+    /**
+     * How long a persistent send may wait for its confirmation, a bound for a hang only: 100 MB through the log to the
+     * other two members took 13 s at load 30, and the client's default (30 s) is not far above that.
+     */
+    private static final int SEND_TIMEOUT_MILLIS = 300_000;
 
     @TempDir
     Path dir;
@@ -66,8 +71,8 @@ class ReplicatedLargeMessageTest {
             group.startAll();
             int active = group.awaitActiveWith("in sync\\s+3/3");
             log(start, "member " + ReplicatedGroup.IDS[active] + " active, the others in sync");
-            try (Connection connection = new WharfConnectionFactory(group.url(active) + "?reconnectAttempts=0")
-                    .createConnection()) {
+            try (Connection connection = new WharfConnectionFactory(group.url(active) + "?reconnectAttempts=0"
+                    + "&requestTimeout=" + SEND_TIMEOUT_MILLIS).createConnection()) {
                 Session session = connection.createSession(false, Session.AUTO_ACKNOWLEDGE);
                 MessageProducer producer = session.createProducer(session.createQueue(QUEUE));
                 // a persistent send returns once the active member has the quorum's confirmation
