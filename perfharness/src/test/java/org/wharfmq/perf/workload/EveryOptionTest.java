@@ -13,9 +13,11 @@ import org.wharfmq.server.WharfServer;
 import org.wharfmq.server.config.ServerConfig;
 import org.wharfmq.server.management.QueueStatus;
 
+import javax.naming.Context;
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
@@ -29,7 +31,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 /**
  * Each option of the harness that changes what runs, run once end to end in a short run (never how fast):
  * persistent request/reply and flows, TLS, metrics, a running server ({@code --url}) with one correlation id per
- * requester, the JNDI provider and rated requesters. Every run must pass the
+ * requester, the JNDI provider (by factory and URL, and by properties file) and rated requesters. Every run must pass the
  * harness's exactly-once checks. ({@code perf compare} against the built-in peers: WorkloadSmokeTest's child-JVM run
  * beside Artemis, ClassicPeerMainTest's and DistributedWorkloadsTest's; {@code --security rules}: WorkloadSmokeTest's;
  * {@code --tls} on RR-SHORT and CONNECT: ConnectionWorkloadsTest's, on RR-5's channels: DistributedWorkloadsTest's;
@@ -121,14 +123,25 @@ class EveryOptionTest {
         assertEquals(0, replies.depth(), replies.toString());
     }
 
-    /** {@code -pc JNDI}: the driver finds its connection factory and queues through a JNDI provider (Wharf's own). */
+    /**
+     * {@code -pc JNDI}: the driver finds its connection factory and queues through a JNDI provider (Wharf's own), named
+     * by {@code -ii} and {@code -iu}, or by a JNDI properties file ({@code -jf}) alone. (Artemis's and ActiveMQ
+     * Classic's JNDI providers: the {@code perf compare} tests, whose peer drivers reach their brokers through them.)
+     */
     @Test
-    void jndiProvider() throws Exception {
-        List<String> jndi = List.of("-pc", "JNDI", "-ii", WharfInitialContextFactory.class.getName(), "-iu", server.tcpUrl(),
-                "-cf", "ConnectionFactory");
-        DriverResult r = requestReply(jndi, "JNDI", List.of());
-        assertTrue(r.passed(), r.problems().toString());
-        assertTrue(r.totalIterations() > 0, "round trips were made");
+    void jndiProvider(@TempDir Path dir) throws Exception {
+        Path file = Files.writeString(dir.resolve("jndi.properties"), Context.INITIAL_CONTEXT_FACTORY + "="
+                + WharfInitialContextFactory.class.getName() + "\n" + Context.PROVIDER_URL + "=" + server.tcpUrl() + "\n");
+        List<List<String>> providers = List.of(
+                List.of("-pc", "JNDI", "-ii", WharfInitialContextFactory.class.getName(), "-iu", server.tcpUrl(),
+                        "-cf", "ConnectionFactory"),
+                List.of("-pc", "JNDI", "-jf", file.toString(), "-cf", "ConnectionFactory"));
+        for (int i = 0; i < providers.size(); i++) {
+            List<String> jndi = providers.get(i);
+            DriverResult r = requestReply(jndi, "JNDI" + i, List.of());
+            assertTrue(r.passed(), jndi + ": " + r.problems());
+            assertTrue(r.totalIterations() > 0, jndi + ": round trips were made");
+        }
     }
 
     /** {@code -rt R} on requesters: each requester makes R round trips a second, no more, and every one is answered. */

@@ -1,13 +1,10 @@
 package org.wharfmq.server.store;
 
-import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.ObjectMapper;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 import org.wharfmq.jms.WharfConnectionFactory;
-import org.wharfmq.server.cli.FlowCommandAccess;
 import org.wharfmq.server.it.LargeMessages;
 
 import javax.jms.Connection;
@@ -25,7 +22,6 @@ import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.locks.LockSupport;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
@@ -67,7 +63,6 @@ class LargeMessageProcessTest {
     private static final int BIG_SEED = 42;
     /** What the client may allocate on its heap receiving a message, in times its length. */
     private static final double RECEIVE_ALLOCATION_RATIO = 1.5;
-    private static final ObjectMapper JSON = new ObjectMapper();
 
     @TempDir
     Path data;
@@ -146,7 +141,7 @@ class LargeMessageProcessTest {
                 assertNull(consumer.receiveNoWait(), "each message once");
                 log(start, "received");
             }
-            assertEquals(0, queueStatus(restarted).get("depth").asLong());
+            assertEquals(0, MessageMemory.queue(restarted.url(), "LARGE").get("depth").asLong());
         }
     }
 
@@ -162,54 +157,17 @@ class LargeMessageProcessTest {
     }
 
     /**
-     * Waits until the queue holds its six messages, the 100 MB one paged, and neither the queue nor the server's
-     * memory budget for messages holds more than the queue's budget and the 2 MB message that crossed it (with its
-     * overhead), as the server says: a paged message holds its bytes until the paging thread has written it
-     * (docs/resilience.md, "Paging"), so the figures are read until they are within bounds, for at most a minute. The
-     * server's heap limit is the 64 MiB it was given.
+     * Waits until neither the queue nor the server's memory budget for messages holds more than the queue's budget and
+     * the 2 MB message that crossed it (with its overhead), as the server says ({@link MessageMemory#awaitWithin}),
+     * then checks that the queue holds its six messages, the 100 MB one paged. The server's heap limit is the 64 MiB
+     * it was given.
      */
     private static void assertPagedWithinBudget(ServerProcess server, String when) throws Exception {
-        long most = QUEUE_BUDGET + LargeMessages.TWO_MB + 64 * 1024;
-        long deadline = System.nanoTime() + TimeUnit.MINUTES.toNanos(1);
-        while (true) {
-            JsonNode queue = queueStatus(server);
-            JsonNode status = serverStatus(server);
-            if (queue.get("memoryBytes").asLong() <= most && status.get("memoryUsedBytes").asLong() <= most) {
-                System.out.printf("LargeMessageProcessTest: %s: the queue holds %d bytes in memory, %d paged; the"
-                        + " server's budget holds %d of %d; heap %d of %d, direct memory %d%n", when,
-                        queue.get("memoryBytes").asLong(), queue.get("pagedBytes").asLong(),
-                        status.get("memoryUsedBytes").asLong(), status.get("memoryMaxBytes").asLong(),
-                        status.get("heapUsedBytes").asLong(), status.get("heapMaxBytes").asLong(),
-                        status.get("directUsedBytes").asLong());
-                assertEquals(SMALL_MESSAGES + 1, queue.get("depth").asLong(), queue.toString());
-                assertTrue(queue.get("paged").asLong() >= 1 && queue.get("pagedBytes").asLong() > LargeMessages.HUNDRED_MB,
-                        () -> "the 100 MB message came past the queue's budget: it is paged: " + queue);
-                assertEquals(SERVER_BUDGET, status.get("memoryMaxBytes").asLong(), status.toString());
-                assertTrue(status.get("heapMaxBytes").asLong() <= 64L * 1024 * 1024, status.toString());
-                return;
-            }
-            assertTrue(System.nanoTime() < deadline, () -> when + ": memory past the budget a minute on: " + queue
-                    + ", " + status);
-            LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(50)); // polls what the server reports
-        }
-    }
-
-    /** {@code wharf admin --json display queue LARGE}: the server's management view of the queue. */
-    private static JsonNode queueStatus(ServerProcess server) throws Exception {
-        return admin(server, "display", "queue", "LARGE");
-    }
-
-    /** {@code wharf admin --json display server}: its memory budget for messages, heap and direct memory. */
-    private static JsonNode serverStatus(ServerProcess server) throws Exception {
-        return admin(server, "display", "server");
-    }
-
-    private static JsonNode admin(ServerProcess server, String... command) throws Exception {
-        List<String> args = new ArrayList<>(List.of("admin", "--url", server.url(), "--json"));
-        args.addAll(List.of(command));
-        FlowCommandAccess.Result r = FlowCommandAccess.run(args.toArray(String[]::new));
-        assertEquals(0, r.status(), r.err() + r.out());
-        return JSON.readTree(r.out()).get("result");
+        MessageMemory.Figures figures = MessageMemory.awaitWithin(server.url(), "LARGE",
+                QUEUE_BUDGET + LargeMessages.TWO_MB + 64 * 1024, "LargeMessageProcessTest: " + when);
+        figures.assertHoldsWithTheLargestPaged(SMALL_MESSAGES + 1);
+        figures.assertServerBudget(SERVER_BUDGET);
+        assertTrue(figures.server().get("heapMaxBytes").asLong() <= 64L * 1024 * 1024, figures::toString);
     }
 
     /** The heap every live thread of this JVM has allocated so far. */

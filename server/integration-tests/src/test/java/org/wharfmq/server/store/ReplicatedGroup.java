@@ -77,6 +77,8 @@ final class ReplicatedGroup implements AutoCloseable {
     private final List<String> replicationSettings;
     /** Whether the members take the server's default maxMessageLength, not {@value #MAX_MESSAGE_LENGTH}. */
     private final boolean defaultMaxMessageLength;
+    /** Lines of every member's configuration before its replication block (a test's own queues and budgets). */
+    private final String serverSettings;
     private final ServerProcess[] members = new ServerProcess[3];
     /** What every member's configuration shares, written once by {@link #writeConfigurations}. */
     private Path trust;
@@ -90,9 +92,10 @@ final class ReplicatedGroup implements AutoCloseable {
     }
 
     private ReplicatedGroup(Path dir, MemberNetwork network, int[] clientPorts, int[] httpPorts,
-                            List<String> replicationSettings, boolean defaultMaxMessageLength) {
+                            List<String> replicationSettings, boolean defaultMaxMessageLength, String serverSettings) {
         this.dir = dir;
         this.defaultMaxMessageLength = defaultMaxMessageLength;
+        this.serverSettings = serverSettings;
         this.replicationSettings = replicationSettings;
         this.network = network;
         this.clientPorts = clientPorts;
@@ -109,16 +112,17 @@ final class ReplicatedGroup implements AutoCloseable {
      * member's {@code replication:} block.
      */
     static ReplicatedGroup configure(Path dir, Network network, List<String> replicationSettings) throws Exception {
-        return configure(dir, network, replicationSettings, false);
+        return configure(dir, network, replicationSettings, false, "");
     }
 
     private static ReplicatedGroup configure(Path dir, Network network, List<String> replicationSettings,
-                                             boolean defaultMaxMessageLength) throws Exception {
+                                             boolean defaultMaxMessageLength, String serverSettings) throws Exception {
         int[] ports = FreePorts.take(9);
         int[] replicationPorts = {ports[0], ports[1], ports[2]};
         MemberNetwork net = network.open(dir, IDS, replicationPorts);
         ReplicatedGroup group = new ReplicatedGroup(dir, net, new int[] {ports[3], ports[4], ports[5]},
-                new int[] {ports[6], ports[7], ports[8]}, List.copyOf(replicationSettings), defaultMaxMessageLength);
+                new int[] {ports[6], ports[7], ports[8]}, List.copyOf(replicationSettings), defaultMaxMessageLength,
+                serverSettings);
         try {
             group.writeConfigurations(replicationPorts);
             return group;
@@ -141,10 +145,12 @@ final class ReplicatedGroup implements AutoCloseable {
     /**
      * A group on this machine's loopback whose members take the server's default maxMessageLength (100 MiB) instead of
      * {@value #MAX_MESSAGE_LENGTH}: a record larger than a log entry goes through the log in pieces; with
-     * {@code replicationSettings} in every member's replication block.
+     * {@code serverSettings} (YAML, whole lines: {@code "maxMemoryBytes: 33554432\n"}) at the top of every member's
+     * configuration and {@code replicationSettings} in its replication block.
      */
-    static ReplicatedGroup onLoopbackWithTheDefaultMaxMessageLength(Path dir, String... replicationSettings) throws Exception {
-        return configure(dir, LoopbackNetwork::open, List.of(replicationSettings), true);
+    static ReplicatedGroup onLoopbackWithTheDefaultMaxMessageLength(Path dir, String serverSettings,
+                                                                   String... replicationSettings) throws Exception {
+        return configure(dir, LoopbackNetwork::open, List.of(replicationSettings), true, serverSettings);
     }
 
     /** The broker URL of the three members, without options. */
@@ -527,6 +533,7 @@ final class ReplicatedGroup implements AutoCloseable {
     /** Member {@code i}'s configuration file, its key and certificate in {@code keys}. */
     private String configuration(int i, Path keys) {
         return (defaultMaxMessageLength ? "" : "maxMessageLength: " + MAX_MESSAGE_LENGTH + "\n")
+                + serverSettings
                 + security
                 + "http:\n"
                 + "  host: " + network.clientHost(i) + "\n"
