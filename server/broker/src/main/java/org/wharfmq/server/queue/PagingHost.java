@@ -44,6 +44,9 @@ interface PagingHost {
     /** The memory of the messages the depth counts, in bytes (the low watermark's measure); under the lock. */
     long bytesHeld();
 
+    /** Whether no message waits in memory for the queue's consumers (all it holds is delivered); under the lock. */
+    boolean nothingWaits();
+
     // ---- its consumers ----
 
     /**

@@ -75,6 +75,12 @@ final class PagingSide implements PagingHost {
     }
 
     @Override
+    public boolean nothingWaits() {
+        assert lock.isHeldByCurrentThread();
+        return dispatch.nothingWaits();
+    }
+
+    @Override
     public boolean hasConsumers() {
         assert lock.isHeldByCurrentThread();
         return dispatch.consumerCount() > 0;

@@ -401,6 +401,7 @@ final class QueueDispatch {
         if (--waiting == 0) {
             backlogged = false;
             arena.release(); // nothing waits: an idle queue keeps no region alive
+            paging.readBackIfDue(); // its consumers may want the paged ones before they acknowledge what they hold
         }
     }
 

@@ -59,6 +59,7 @@ class PagingTest {
             .pagingQueue("PAGED.NOTHING", BUDGET, 0, MemoryPolicy.BLOCK)
             .pagingQueue("PAGED.OTHER", BUDGET, 0, MemoryPolicy.BLOCK)
             .pagingQueue("PAGED.LATE", ALL_PAGED, 0, MemoryPolicy.BLOCK)
+            .pagingQueue("PAGED.HELD", BUDGET, 0, MemoryPolicy.BLOCK)
             .producerWindowBytes(4096));
 
     /**
@@ -106,6 +107,27 @@ class PagingTest {
         for (int n = 0; n < messages; n++) {
             assertEquals(n, Receive.next(consumer).getIntProperty("n"), "out of order");
         }
+        Receive.nothingMore(consumer);
+    }
+
+    @Test
+    void aTransactedConsumerHoldingMoreThanTheQueuesBudgetGetsThePagedMessagesItsCommitWaitsFor() throws Exception {
+        // a consumer that receives every message before it commits holds them all, delivered and unacknowledged: once
+        // that was half the queue's budget or more, the paged ones behind them were never read back, and it waited for
+        // ever for a message that only its commit would have let come
+        Connection connection = WHARF.connect(Transport.TCP);
+        int count = 100; // 100 KB of bodies, four times the queue's budget
+        fill(connection, "PAGED.HELD", count);
+        LocalQueue local = WHARF.server().queueManager().queue("PAGED.HELD");
+        assertTrue(local.paged() > count / 2, () -> "paged " + local.paged() + " of " + count);
+
+        Session session = connection.createSession(true, Session.SESSION_TRANSACTED);
+        MessageConsumer consumer = session.createConsumer(session.createQueue("PAGED.HELD"));
+        for (int n = 0; n < count; n++) {
+            assertEquals(n, Receive.next(consumer).getIntProperty("n"), "out of order");
+        }
+        session.commit();
+        assertEquals(0, WHARF.depth("PAGED.HELD"), "every message received once and committed");
         Receive.nothingMore(consumer);
     }
 
