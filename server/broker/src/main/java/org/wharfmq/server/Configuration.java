@@ -269,6 +269,14 @@ public final class Configuration {
     public static final int JOURNAL_MAX_BATCH = 4096;
 
     /**
+     * Longest a journal entry nobody waits for (a delivery count, an unanswered acknowledgement, a transaction's records
+     * before its commit) waits in the writer's inbox for an entry somebody waits for, which wakes the writer and takes
+     * it along, in us: {@value} (1 ms). A writer idle for longer is woken by any entry. See the store's
+     * {@code JournalInbox} and docs/persistence.md.
+     */
+    public static final long JOURNAL_QUIET_ENTRY_MICROS = 1_000;
+
+    /**
      * How often the journal writer reads the disk's free space, in ms: {@value}. Reading it is a system call too slow
      * for every batch; the reserve kept free (see docs/persistence.md) covers what can be written in between.
      */

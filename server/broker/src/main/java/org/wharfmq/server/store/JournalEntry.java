@@ -132,6 +132,14 @@ final class JournalEntry {
         return new JournalEntry(STOP, 0, null, 0, 0, null, null, null, StoreCompletion.NONE);
     }
 
+    /**
+     * Whether this entry wakes a sleeping writer ({@link JournalInbox}): somebody waits for it, or it stops the writer.
+     * The others are taken with the next entry that does, or within {@link org.wharfmq.server.Configuration#JOURNAL_QUIET_ENTRY_MICROS}.
+     */
+    boolean wakesWriter() {
+        return type == STOP || awaited();
+    }
+
     /** Whether somebody waits for this record to be durable (a sync is needed before completing it). */
     boolean awaited() {
         return completion != StoreCompletion.NONE;

@@ -6,7 +6,6 @@ import org.wharfmq.server.Configuration;
 
 import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.zip.CRC32C;
 
@@ -14,7 +13,8 @@ import java.util.zip.CRC32C;
  * The journal's single writer thread and its group-commit duty cycle:
  *
  * <ol>
- *   <li>take every entry waiting in the inbox (network threads add to it at any time, without waiting);</li>
+ *   <li>take every entry waiting in the inbox (network threads add to it at any time, without waiting; only an
+ *       entry somebody waits for wakes this thread, the others come along with it: {@link JournalInbox});</li>
  *   <li>append them all to the journal, in arrival order;</li>
  *   <li>with durability {@code fsync}, hand them to the {@link JournalSyncer}, which forces the file once for
  *       everything appended since its last sync (if anyone waits: a persistent send, a commit, an acknowledgement)
@@ -39,6 +39,9 @@ final class JournalWriter implements Runnable {
      * a larger one (a large message) is handed over without a copy, in a buffer at most twice its size.
      */
     static final int COPIED_UP_TO_BYTES = 1 << 20;
+    /** How long an entry nobody waits for may wait in the inbox for one that wakes the writer. */
+    private static final long QUIET_ENTRY_NANOS =
+            java.util.concurrent.TimeUnit.MICROSECONDS.toNanos(Configuration.JOURNAL_QUIET_ENTRY_MICROS);
     private static final long DISK_CHECK_INTERVAL_NANOS =
             java.util.concurrent.TimeUnit.MILLISECONDS.toNanos(Configuration.JOURNAL_DISK_CHECK_MILLIS);
 
@@ -51,7 +54,7 @@ final class JournalWriter implements Runnable {
     private final ReplicationWaiters replicationWaiters;
     private final Thread syncerThread;
     private long lastDiskCheck = System.nanoTime() - DISK_CHECK_INTERVAL_NANOS;
-    private final LinkedBlockingQueue<JournalEntry> inbox = new LinkedBlockingQueue<>();
+    private final JournalInbox inbox = new JournalInbox(QUIET_ENTRY_NANOS);
     private final ArrayList<JournalEntry> batch = new ArrayList<>();
     private final ByteBuf fields = Unpooled.buffer(256);
     /** Reads live records back for reclamation's copies; this thread only. */
@@ -147,8 +150,7 @@ final class JournalWriter implements Runnable {
         }
         try {
             while (running) {
-                batch.add(inbox.take());
-                inbox.drainTo(batch, MAX_BATCH);
+                inbox.takeInto(batch, MAX_BATCH);
                 running = writeBatch();
             }
         } catch (InterruptedException e) {
