@@ -101,7 +101,8 @@ public final class PerfMain {
 
                 Workloads: RR-1 RR-2 RR-2b RR-3 RR-4 RR-4b RR-5 RR-5b RR-RATED RR-SHORT CONNECT OW-1 OW-5 PS-N PS-T PS-D
                 F-PASS F-HDR F-PUB F-PARSE F-WRITE F-VALID F-FILTER-FIRST F-FILTER-LAST F-OPAQUE F-ROUTE F-COMPUTE F-XSLT F-CSV-PARSE
-                F-CSV-WRITE F-FIXED-PARSE F-FIXED-WRITE F-DB-INSERT F-DB-UPDATE F-DB-RETRIEVE F-HTTP F-FILE F-FILE-OUT F-JMS
+                F-CSV-WRITE F-FIXED-PARSE F-FIXED-WRITE F-DB-INSERT F-DB-UPDATE F-DB-RETRIEVE F-DB-ROUTE F-HTTP F-FILE
+                F-FILE-OUT F-JMS
                 (any F-* with --persistent is F-PERSIST).
                 `wharf perf run --help` lists the runner's and compare's options (--peer artemis|classic|replicated|relay),
                 `wharf perf report --help` the report's; docs/benchmarks.md defines the workloads, docs/performance.md

@@ -106,21 +106,42 @@ public final class DatabaseRetrieveNode extends SqlNode {
         context.propagate(this, "out", out);
     }
 
+    /**
+     * The rows of {@code result}, each a map from column label to value in the columns' order. The labels are read
+     * once per result, and nothing is made for a result without rows (noMatch); a result of one row, the common
+     * lookup, is a list of that row alone.
+     */
     private List<Map<String, Object>> rows(ResultSet result) throws SQLException {
+        if (!result.next()) {
+            return List.of();
+        }
         ResultSetMetaData meta = result.getMetaData();
-        int columns = meta.getColumnCount();
+        String[] labels = new String[meta.getColumnCount()];
+        for (int c = 0; c < labels.length; c++) {
+            labels[c] = meta.getColumnLabel(c + 1);
+        }
+        Map<String, Object> first = row(result, labels);
+        if (!result.next()) {
+            return List.of(first);
+        }
         List<Map<String, Object>> rows = new ArrayList<>();
-        while (result.next()) {
+        rows.add(first);
+        do {
             if (rows.size() == maxRows) { // not the database's failure: its transaction is intact
                 throw new IllegalStateException(this + " got more than maxRows (" + maxRows + ") rows: narrow the query "
                         + "(WHERE, LIMIT) or raise maxRows.");
             }
-            Map<String, Object> row = new LinkedHashMap<>();
-            for (int c = 1; c <= columns; c++) {
-                row.put(meta.getColumnLabel(c), result.getObject(c));
-            }
-            rows.add(Collections.unmodifiableMap(row));
-        }
+            rows.add(row(result, labels));
+        } while (result.next());
         return Collections.unmodifiableList(rows);
+    }
+
+    /** The result's current row: column label to value (a value may be null: SQL NULL). */
+    private static Map<String, Object> row(ResultSet result, String[] labels) throws SQLException {
+        Map<String, Object> row = new LinkedHashMap<>(labels.length * 4 / 3 + 1);
+        for (int c = 0; c < labels.length; c++) {
+            row.put(labels[c], result.getObject(c + 1));
+        }
+        return Collections.unmodifiableMap(row);
     }
 }

@@ -63,6 +63,7 @@ public enum BenchmarkFlow {
     F_DB_INSERT("F-DB-INSERT", DatabaseFlows.INSERT),
     F_DB_UPDATE("F-DB-UPDATE", DatabaseFlows.UPDATE),
     F_DB_RETRIEVE("F-DB-RETRIEVE", DatabaseFlows.RETRIEVE),
+    F_DB_ROUTE("F-DB-ROUTE", DatabaseFlows.ROUTE),
     F_HTTP(new HttpFlow(), null, null, HttpFlow.Loop::new),
     /** Its flow watches a folder of the server's data directory: {@link #factory(Path, boolean)}. */
     F_FILE(null, null, FileFlow.OUTPUT_QUEUE, FileFlow.Loop::new),
@@ -132,7 +133,7 @@ public enum BenchmarkFlow {
 
     /** A database workload: the sale message through its statement's Database node, with a database of its own. */
     BenchmarkFlow(String id, DatabaseFlows.Statement statement) {
-        this(SaleFlow.through(id, statement::node, "out"), statement);
+        this(SaleFlow.through(id, statement::node, statement.terminal()), statement);
     }
 
     private BenchmarkFlow(SaleFlow flow, DatabaseFlows.Statement statement) {
@@ -270,7 +271,7 @@ public enum BenchmarkFlow {
         return switch (this) {
             case F_FILE -> "file copy synced per file, no messaging";
             case F_HTTP -> "JDK HTTP client and server, no broker";
-            case F_DB_INSERT, F_DB_UPDATE, F_DB_RETRIEVE -> "JDBC statement, no messaging";
+            case F_DB_INSERT, F_DB_UPDATE, F_DB_RETRIEVE, F_DB_ROUTE -> "JDBC statement, no messaging";
             case F_JMS, F_FILE_OUT -> jmsLoop(persistent);
             default -> "the flow's work, no messaging";
         };
@@ -291,7 +292,7 @@ public enum BenchmarkFlow {
     private String jmsLoop(boolean persistent) {
         return (persistent ? "persistent JMS loop" : "plain JMS loop") + switch (this) {
             case F_FILE_OUT -> persistent ? " with a file append forced to disk" : " with a file append";
-            case F_DB_INSERT, F_DB_UPDATE, F_DB_RETRIEVE -> " with a JDBC statement from a HikariCP pool";
+            case F_DB_INSERT, F_DB_UPDATE, F_DB_RETRIEVE, F_DB_ROUTE -> " with a JDBC statement from a HikariCP pool";
             case F_CSV_PARSE, F_CSV_WRITE, F_FIXED_PARSE, F_FIXED_WRITE -> " with the records work";
             default -> "";
         } + (persistent ? ", a transaction per message" : "") + ", no flow engine";

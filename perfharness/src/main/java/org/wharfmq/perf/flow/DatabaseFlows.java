@@ -7,6 +7,7 @@ import org.wharfmq.flow.MessagePath;
 import org.wharfmq.flow.Node;
 import org.wharfmq.flow.node.DatabaseNode;
 import org.wharfmq.flow.node.DatabaseRetrieveNode;
+import org.wharfmq.flow.node.DatabaseRouteNode;
 import org.wharfmq.perf.workload.TempFiles;
 import org.wharfmq.server.flow.DataSourceConfig;
 
@@ -29,9 +30,11 @@ import java.util.logging.Level;
 import java.util.logging.Logger;
 
 /**
- * The database workloads' statements (seed 002, "Inserting into a Database", "Updating a row in a Database" and
- * "Reading from a Database using the Database Retrieve Node"): a Database or DatabaseRetrieve node runs one statement with a value from the sale message (its last element, so the whole message is
- * parsed, as the seed's compute node read it) bound as a parameter, on the flow host's data source
+ * The database workloads' statements (seed 002, "Inserting into a Database", "Updating a row in a Database",
+ * "Reading from a Database using the Database Retrieve Node" and "Using Database Route Node to Route an Incoming Message
+ * Based on Data in a Database"): a Database, DatabaseRetrieve or DatabaseRoute node runs one statement with a value
+ * from the sale message (its last element, so the whole message is parsed, as the seed's compute node read it) bound
+ * as a parameter, on the flow host's data source
  * {@value BenchmarkDatabase#DATA_SOURCE}. Their plain loop ({@link Loop}), the one issue 36's target is judged
  * against, runs the same statement with the same value on a connection of its own to a database of its own, with no
  * messaging and no flow engine around it. Their second loop is a JMS application with no flow engine
@@ -46,39 +49,76 @@ final class DatabaseFlows {
     static final Statement INSERT = new Statement(
             new BenchmarkDatabase(List.of("CREATE TABLE sale_archive (id BIGINT GENERATED ALWAYS AS IDENTITY PRIMARY KEY, "
                     + "last_element VARCHAR(64) NOT NULL)"), "SELECT COUNT(*) FROM sale_archive"),
-            "INSERT INTO sale_archive (last_element) VALUES (?)", false);
+            "INSERT INTO sale_archive (last_element) VALUES (?)", Kind.CHANGE);
 
     /** F-DB-UPDATE: one row changed per message, counting its updates. */
     static final Statement UPDATE = new Statement(
             new BenchmarkDatabase(List.of("CREATE TABLE sale_total (id INT PRIMARY KEY, last_element VARCHAR(64), "
                             + "updates BIGINT NOT NULL)", "INSERT INTO sale_total VALUES (1, NULL, 0)"),
                     "SELECT updates FROM sale_total WHERE id = 1"),
-            "UPDATE sale_total SET last_element = ?, updates = updates + 1 WHERE id = 1", false);
+            "UPDATE sale_total SET last_element = ?, updates = updates + 1 WHERE id = 1", Kind.CHANGE);
 
     /**
      * F-DB-RETRIEVE: a DatabaseRetrieve node reads the row keyed by the value into the LocalEnvironment (the output
      * message is the input, unchanged). Nothing is written, so there is no work to count: a query that found no row
      * would leave its request unanswered (noMatch is not wired), which the runner counts as a loss.
      */
-    static final Statement RETRIEVE = new Statement(
-            new BenchmarkDatabase(List.of("CREATE TABLE sale_customer (last_element VARCHAR(64) PRIMARY KEY, "
-                    + "tier VARCHAR(16) NOT NULL)", "INSERT INTO sale_customer VALUES ('Test', 'gold')"), null),
-            "SELECT tier FROM sale_customer WHERE last_element = ?", true);
+    static final Statement RETRIEVE = new Statement(customers(),
+            "SELECT tier FROM sale_customer WHERE last_element = ?", Kind.RETRIEVE);
+
+    /**
+     * F-DB-ROUTE: a DatabaseRoute node looks the value up in the same table as F-DB-RETRIEVE's and sends the message on
+     * from its match terminal when the query finds a row (it always does, as in the seed's test); the output message
+     * is the input, unchanged. A query that found no row would take the unwired noMatch terminal: a loss, counted.
+     */
+    static final Statement ROUTE = new Statement(customers(),
+            "SELECT 1 FROM sale_customer WHERE last_element = ?", Kind.ROUTE);
 
     private DatabaseFlows() {
+    }
+
+    /** The table F-DB-RETRIEVE and F-DB-ROUTE query: the sale message's last element ({@code Test}) has a row. */
+    private static BenchmarkDatabase customers() {
+        return new BenchmarkDatabase(List.of("CREATE TABLE sale_customer (last_element VARCHAR(64) PRIMARY KEY, "
+                + "tier VARCHAR(16) NOT NULL)", "INSERT INTO sale_customer VALUES ('Test', 'gold')"), null);
+    }
+
+    /** What a workload's statement is, and so which node runs it. */
+    enum Kind {
+        /** A change (insert, update): a Database node, its {@code out} terminal. */
+        CHANGE("out"),
+        /** A query whose row goes into the LocalEnvironment: a DatabaseRetrieve node, its {@code out} terminal. */
+        RETRIEVE("out"),
+        /** A query that decides the route: a DatabaseRoute node, its {@code match} terminal. */
+        ROUTE("match");
+
+        /** The node's terminal wired to the output. */
+        final String terminal;
+
+        Kind(String terminal) {
+            this.terminal = terminal;
+        }
     }
 
     /**
      * A workload's statement and the database it needs.
      *
-     * @param query whether the statement is a query (a DatabaseRetrieve node) rather than a change (a Database node)
+     * @param kind a change (a Database node), a query into the tree (DatabaseRetrieve) or one that routes (DatabaseRoute)
      */
-    record Statement(BenchmarkDatabase database, String sql, boolean query) {
+    record Statement(BenchmarkDatabase database, String sql, Kind kind) {
 
         /** The flow's node: the statement with the value bound. */
         Node node() {
-            return query ? new DatabaseRetrieveNode(BenchmarkDatabase.DATA_SOURCE, sql, VALUE)
-                    : new DatabaseNode(BenchmarkDatabase.DATA_SOURCE, sql, VALUE);
+            return switch (kind) {
+                case CHANGE -> new DatabaseNode(BenchmarkDatabase.DATA_SOURCE, sql, VALUE);
+                case RETRIEVE -> new DatabaseRetrieveNode(BenchmarkDatabase.DATA_SOURCE, sql, VALUE);
+                case ROUTE -> new DatabaseRouteNode(BenchmarkDatabase.DATA_SOURCE, sql, VALUE);
+            };
+        }
+
+        /** The node's terminal the flow's output is wired to. */
+        String terminal() {
+            return kind.terminal;
         }
 
         /** The plain loop: the statement alone, on a connection of its own ({@link Loop}). */
@@ -105,15 +145,18 @@ final class DatabaseFlows {
             }
         }
 
-        /** Binds {@code value} and runs the statement (a query's row read), as the node does. */
+        /**
+         * Binds {@code value} and runs the statement (a query's row read; for a route, whether there is one), as the
+         * node does.
+         */
         void execute(PreparedStatement statement, Object value) throws SQLException {
             statement.setObject(1, value);
-            if (!query) {
+            if (kind == Kind.CHANGE) {
                 statement.executeUpdate();
                 return;
             }
             try (ResultSet row = statement.executeQuery()) {
-                if (!row.next() || row.getString(1) == null) {
+                if (!row.next() || (kind == Kind.RETRIEVE && row.getString(1) == null)) {
                     throw new IllegalStateException("the ceiling's query found no row for " + VALUE);
                 }
             }

@@ -17,6 +17,7 @@ import org.openjdk.jmh.annotations.TearDown;
 import org.openjdk.jmh.annotations.Warmup;
 import org.wharfmq.jms.WharfQueue;
 import org.wharfmq.jms.message.MessageCodec;
+import org.wharfmq.jms.message.RecentValues;
 import org.wharfmq.jms.message.WharfBytesMessage;
 import org.wharfmq.jms.message.WharfMessage;
 import org.wharfmq.protocol.message.WireDestination;
@@ -28,7 +29,9 @@ import java.util.concurrent.TimeUnit;
 /**
  * The client's side of every message: a send encodes the application's message straight into a pooled buffer
  * ({@link MessageCodec#encode}, on the application's thread), and a receive decodes a delivered message into a
- * new JMS message ({@link MessageCodec#decode}). The message is shaped like the request/reply workloads'
+ * new JMS message ({@link MessageCodec#decode}), what repeats from the message before (its destinations, property
+ * names and string values) taken from it as a consumer's receives and a flow's in-process input take it, or all
+ * decoded. The message is shaped like the request/reply workloads'
  * requests (the {@link Messages#request} the server-side benchmarks use).
  */
 @State(Scope.Thread)
@@ -47,6 +50,7 @@ public class MessageCodecBenchmark {
     private final WireDestination destination = WireDestination.queue("REQUEST");
     private WharfBytesMessage message;
     private ByteBuf delivered;
+    private final RecentValues recent = new RecentValues();
 
     @Setup
     public void setUp() throws JMSException {
@@ -85,5 +89,12 @@ public class MessageCodecBenchmark {
     public WharfMessage decode() {
         delivered.readerIndex(0);
         return MessageCodec.decode(delivered, 1);
+    }
+
+    /** A receive's decoding as a consumer makes it: what the message before had the same taken from it. */
+    @Benchmark
+    public WharfMessage decodeRecent() {
+        delivered.readerIndex(0);
+        return MessageCodec.decode(delivered, 1, recent);
     }
 }

@@ -114,7 +114,7 @@ final class DriverPlan {
             }
             case F_PASS, F_HDR, F_PARSE, F_WRITE, F_VALID, F_FILTER_FIRST, F_FILTER_LAST, F_OPAQUE,
                  F_ROUTE, F_COMPUTE, F_XSLT, F_CSV_PARSE, F_CSV_WRITE, F_FIXED_PARSE, F_FIXED_WRITE,
-                 F_DB_INSERT, F_DB_UPDATE, F_DB_RETRIEVE, F_FILE_OUT, F_JMS ->
+                 F_DB_INSERT, F_DB_UPDATE, F_DB_RETRIEVE, F_DB_ROUTE, F_FILE_OUT, F_JMS ->
                     // the flow is the responder: it keeps the requester's correlation id and properties
                     clientMeasured.add(spec("req", dir, stepName, true, s, size, "-tc", "jms.r11.Requestor", "-nt", n(clients),
                             "-iq", w.flow().inputQueue(), "-oq", w.flow().outputQueue(), "-co", "true", "-pp", b(pp),

@@ -34,7 +34,7 @@ public final class RunCommand {
                                   PS-D F-PASS F-HDR F-PUB
                                   F-PARSE F-WRITE F-VALID F-FILTER-FIRST F-FILTER-LAST F-OPAQUE F-ROUTE F-COMPUTE F-XSLT
                                   F-CSV-PARSE F-CSV-WRITE F-FIXED-PARSE F-FIXED-WRITE F-DB-INSERT F-DB-UPDATE
-                                  F-DB-RETRIEVE F-HTTP F-FILE F-FILE-OUT F-JMS
+                                  F-DB-RETRIEVE F-DB-ROUTE F-HTTP F-FILE F-FILE-OUT F-JMS
               --sizes LIST        message sizes, e.g. 2k,20k,200k            [2k; F-*: 4k]
                                   (F-*: the seed's sale message, SaleList repeated to about that size)
                                   (F-CSV-PARSE, F-FIXED-PARSE: that message's items as records)

@@ -70,6 +70,8 @@ public enum Workload {
             + "element's value -> output", "flow invocations/s", false, false),
     F_DB_RETRIEVE("F-DB-RETRIEVE", "message flow input (XML) -> DatabaseRetrieve reading the row keyed by the last "
             + "element's value from an embedded H2 into the LocalEnvironment -> output", "flow invocations/s", false, false),
+    F_DB_ROUTE("F-DB-ROUTE", "message flow input (XML) -> DatabaseRoute looking the last element's value up in an "
+            + "embedded H2, its match terminal -> output", "flow invocations/s", false, false),
     F_HTTP("F-HTTP", "message flow HTTPInput -> HTTPReply, the body a BLOB sent back unchanged; HTTP clients (the JDK's, "
             + "persistent connections) in their own JVM", "flow invocations/s", false, false),
     F_FILE("F-FILE", "message flow FileInput (a whole file, BLOB) -> output; file feeders in their own JVM keep the "

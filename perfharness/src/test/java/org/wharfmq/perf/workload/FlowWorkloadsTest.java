@@ -51,7 +51,7 @@ class FlowWorkloadsTest {
     @ParameterizedTest
     @EnumSource(value = Workload.class, names = {"F_PASS", "F_HDR", "F_PARSE", "F_WRITE", "F_VALID", "F_FILTER_FIRST",
             "F_FILTER_LAST", "F_OPAQUE", "F_ROUTE", "F_COMPUTE", "F_XSLT", "F_CSV_PARSE", "F_CSV_WRITE", "F_FIXED_PARSE",
-            "F_FIXED_WRITE", "F_DB_INSERT", "F_DB_UPDATE", "F_DB_RETRIEVE", "F_HTTP"})
+            "F_FIXED_WRITE", "F_DB_INSERT", "F_DB_UPDATE", "F_DB_RETRIEVE", "F_DB_ROUTE", "F_HTTP"})
     void eachFlowWorkloadRunsTheFlowOncePerRequest(Workload w, @TempDir Path out) throws Exception {
         RunSettings settings = new RunSettings(w, List.of(4096), List.of(4), List.of(2), 0, 0, 1, 0, 1, 0, 10, false, true, null, null, null,
                 null, out, List.of("-Xmx256m"), true);

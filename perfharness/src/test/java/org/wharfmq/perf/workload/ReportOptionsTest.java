@@ -158,7 +158,7 @@ class ReportOptionsTest {
                 }
             }
         }
-        assertEquals(72, rows, "16 flows at 4 and 8 MB persistent and not, F-HTTP, F-FILE, F-FILE-OUT and F-JMS not persistent");
+        assertEquals(76, rows, "17 flows at 4 and 8 MB persistent and not, F-HTTP, F-FILE, F-FILE-OUT and F-JMS not persistent");
         assertEquals("8.12 (seed 002: MQ BLOB pass-through 4096K persistent)", row("F-PASS 4 MB persistent, 2 requesters").seedRow());
         assertEquals("3.38 (seed 002: Reading from a Database using the Database Retrieve Node 8192K persistent)",
                 row("F-DB-RETRIEVE 8 MB persistent, 2 requesters").seedRow());

@@ -2,6 +2,7 @@ package org.wharfmq.server.flow;
 
 import org.wharfmq.jms.JmsErrors;
 import org.wharfmq.jms.message.MessageCodec;
+import org.wharfmq.jms.message.RecentValues;
 import org.wharfmq.server.WharfException;
 import org.wharfmq.server.session.DeferredWakes;
 import org.wharfmq.server.session.InProcessTakes;
@@ -17,10 +18,12 @@ import java.util.function.Predicate;
  * A flow reader's input taken inside the queue manager ({@link InProcessInputs}), read as a JMS consumer in
  * AUTO_ACKNOWLEDGE mode: {@link #receive(long)} waits on the reader's own thread for the next message the queue hands
  * over ({@link InProcessTakes#next}) and makes the JMS message of its stored bytes (the JMS client's own decoding, as a
- * consumer of a connection would). Each message is consumed as it is received, as a connection's consumer's is, and
- * settled (off its queue, its share of the server's memory budget given back) in batches by a task of the session's
- * loop that the reader does not wait for ({@link InProcessTakes#consumed}), so that the loop is not woken for each
- * message. A batch is settled as it fills, and always before the reader's thread waits: before a receive waits for
+ * consumer of a connection would, what repeats from one message to the next decoded once: its JMSDestination and
+ * JMSReplyTo, property names and string values, {@link RecentValues}). Each message is consumed as it is received, as
+ * a connection's consumer's is, and settled (off its queue, its share of the server's memory budget given back) in
+ * batches by a task of the session's loop that the reader does not wait for ({@link InProcessTakes#consumed}), so that
+ * the loop is not woken for each message. A batch is settled as it fills, and always before the reader's thread
+ * waits: before a receive waits for
  * the next message, and before a send of the reader's connection waits for producer credit, put inside the queue manager
  * ({@link InProcessOutputs}) or sent over the connection ({@link #beforeCreditWait}, which {@link InProcessInputs} hooks
  * into the connection). The credit is held back while the memory budget is spent,
@@ -57,6 +60,8 @@ final class InProcessConsumer implements MessageConsumer {
     private final Thread reader = Thread.currentThread();
     /** The reader's deferred wakes, begun with this consumer (null: the reader's thread does not defer them). */
     private final DeferredWakes wakes;
+    /** What the last message decoded had, which the next takes again where it has the same. */
+    private final RecentValues recent = new RecentValues();
     private boolean closed;
 
     /** @param deferWakes whether the reader's thread defers its wakes: its flow's nodes may block */
@@ -121,7 +126,7 @@ final class InProcessConsumer implements MessageConsumer {
         }
         Message message;
         try {
-            message = MessageCodec.decode(taken.message(), taken.deliveryCount());
+            message = MessageCodec.decode(taken.message(), taken.deliveryCount(), recent);
         } finally {
             taken.message().release(); // the body was copied out (or its array kept: MessageCodec's decoding)
         }

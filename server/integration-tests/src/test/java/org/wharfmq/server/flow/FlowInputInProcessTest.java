@@ -5,6 +5,9 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.wharfmq.flow.FlowDefinition;
+import org.wharfmq.flow.FlowMessage;
+import org.wharfmq.flow.JavaComputeNode;
+import org.wharfmq.flow.MessageAssembly;
 import org.wharfmq.flow.TransactionMode;
 import org.wharfmq.flow.node.InputNode;
 import org.wharfmq.flow.node.OutputNode;
@@ -25,17 +28,22 @@ import javax.jms.MessageProducer;
 import javax.jms.Session;
 import javax.jms.TextMessage;
 import java.nio.file.Path;
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.function.UnaryOperator;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
  * A flow's non-transactional reader of a queue takes its input inside the queue manager, not through a consumer of
  * its in-VM connection (docs/architecture.md, "Flows"), as the flows' user: it is refused, and the refusal audited,
- * where that user may not receive. A transactional reader still consumes over its connection.
+ * where that user may not receive. A transactional reader still consumes over its connection. What repeats from one
+ * message to the next (its reply-to, its property names and string values) is decoded once, as a connection's
+ * consumer decodes it.
  */
 class FlowInputInProcessTest {
 
@@ -146,5 +154,56 @@ class FlowInputInProcessTest {
             assertTrue(audit.messages().stream().anyMatch(m -> m.startsWith("DENIED") && m.contains("alice")
                     && m.contains("receive") && m.contains("INPROC.DENIED")), String.valueOf(audit.messages()));
         }
+    }
+
+    /** The message assemblies {@link Recorder} saw, in order. */
+    private static final List<MessageAssembly> RECORDED = new CopyOnWriteArrayList<>();
+
+    /** Keeps each assembly it is given, and passes it on. */
+    public static final class Recorder extends JavaComputeNode {
+        @Override
+        public void evaluate(MessageAssembly assembly) throws Exception {
+            RECORDED.add(assembly);
+            propagate("out", assembly);
+        }
+    }
+
+    @Test
+    void whatRepeatsFromOneMessageToTheNextIsDecodedOnce() throws Exception {
+        RECORDED.clear();
+        flowHost.deploy(() -> FlowDefinition.builder("RECENT")
+                .node("in", InputNode.queue("INPROC.IN").transactionMode(TransactionMode.NO))
+                .node("record", new Recorder())
+                .node("out", OutputNode.queue("INPROC.OUT"))
+                .wire("in", "out", "record")
+                .wire("record", "out", "out")
+                .build(), 1);
+        try (Connection connection = new WharfConnectionFactory(testServer.server().vmUrl()).createConnection()) {
+            connection.start();
+            Session session = connection.createSession(false, Session.AUTO_ACKNOWLEDGE);
+            MessageProducer producer = session.createProducer(session.createQueue("INPROC.IN"));
+            MessageConsumer out = session.createConsumer(session.createQueue("INPROC.OUT"));
+            for (int i = 0; i < 2; i++) {
+                TextMessage message = session.createTextMessage("m" + i);
+                message.setJMSReplyTo(session.createQueue("INPROC.OUT"));
+                message.setStringProperty("run", "run-1");
+                message.setStringProperty("n", "p" + i);
+                producer.send(message, DeliveryMode.NON_PERSISTENT, 4, 0);
+            }
+            for (int i = 0; i < 2; i++) { // the barrier: each was recorded before it was sent on
+                TextMessage received = (TextMessage) out.receive(30_000);
+                assertNotNull(received, "message " + i + " of 2 through the flow");
+                assertEquals("run-1", received.getStringProperty("run"));
+            }
+        }
+        assertEquals(2, RECORDED.size());
+        FlowMessage first = RECORDED.get(0).message();
+        FlowMessage second = RECORDED.get(1).message();
+        assertEquals("p0", first.userProperties().get("n"));
+        assertEquals("p1", second.userProperties().get("n"));
+        assertSame(first.headers().get(FlowMessage.JMS_REPLY_TO), second.headers().get(FlowMessage.JMS_REPLY_TO),
+                "the reply-to the message before had, not decoded again");
+        assertSame(first.userProperties().get("run"), second.userProperties().get("run"),
+                "the string value the message before had in its place, not decoded again");
     }
 }
