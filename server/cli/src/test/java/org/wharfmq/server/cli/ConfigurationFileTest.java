@@ -718,8 +718,8 @@ class ConfigurationFileTest {
     void theHttpBlocksKeysAreTheListenersToReadAndRefuse() throws IOException {
         Path typo = write("http:\n  port: 8080\n  hots: 127.0.0.1\n");
         ConfigurationException e = assertThrows(ConfigurationException.class, () -> ConfigurationFile.load(typo));
-        assertEquals("Unknown setting 'http.hots' in " + typo + " at line 3. Known settings here: host, port, tls.",
-                e.getMessage());
+        assertEquals("Unknown setting 'http.hots' in " + typo + " at line 3. Known settings here: host, "
+                + "maxInboundBodyBytes, port, tls.", e.getMessage());
         Path wrongType = write("http:\n  tls: sometimes\n");
         e = assertThrows(ConfigurationException.class, () -> ConfigurationFile.load(wrongType));
         assertEquals("Invalid value for setting 'http.tls' in " + wrongType + " at line 2: 'sometimes' is neither; "
