@@ -24,7 +24,6 @@ import java.net.Socket;
 import java.nio.file.Path;
 import java.security.GeneralSecurityException;
 import java.security.KeyStore;
-import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
@@ -42,8 +41,7 @@ import java.util.function.UnaryOperator;
  * must chain to; default the JDK's, which {@code javax.net.ssl.trustStore} changes), {@code keyStore}/
  * {@code keyStorePassword}/{@code keyStoreType} (this client's certificate, for servers that ask for one),
  * {@code verifyHost} (default true: the certificate must name the host connected to, as HTTPS checks it),
- * {@code protocols} (default {@code TLSv1.3,TLSv1.2}) and {@code cipherSuites} (default the engine's, AES-128-GCM
- * before AES-256-GCM: {@link #aes128First}), lists
+ * {@code protocols} (default {@code TLSv1.3,TLSv1.2}) and {@code cipherSuites} (default the JDK's), lists
  * separated by commas. Store types default to PKCS12. {@code engine} ({@code auto}, {@code jdk}, {@code openssl}; default
  * {@code auto}) chooses the TLS implementation of a link on a {@link NetworkLoop} (a sender channel's): OpenSSL
  * (BoringSSL from netty-tcnative-boringssl-static) where it loads, else the JDK's; {@code openssl} refuses to connect
@@ -262,46 +260,16 @@ public final class ClientTls {
                 + (engine instanceof ReferenceCountedOpenSslEngine ? "OpenSSL" : "the JDK");
     }
 
-    /**
-     * {@code parameters} with this client's protocols, cipher suites and host check. Without {@code cipherSuites} the
-     * engine's own suites are offered, each AES-256-GCM suite after its AES-128-GCM twin ({@link #aes128First}; the
-     * OpenSSL engine's order has them so already).
-     */
+    /** {@code parameters} with this client's protocols, cipher suites and host check. */
     private SSLParameters parameters(SSLParameters parameters) {
         parameters.setProtocols(protocols);
-        String[] offered = cipherSuites.length > 0 ? cipherSuites : aes128First(parameters.getCipherSuites());
-        if (!Arrays.equals(offered, parameters.getCipherSuites())) {
-            parameters.setCipherSuites(offered);
+        if (cipherSuites.length > 0) {
+            parameters.setCipherSuites(cipherSuites);
         }
         if (verifyHost) {
             parameters.setEndpointIdentificationAlgorithm("HTTPS");
         }
         return parameters;
-    }
-
-    /**
-     * {@code suites} (an engine's defaults) with every AES-256-GCM suite moved to just after its AES-128-GCM twin
-     * ({@code TLS_AES_256_GCM_SHA384} after {@code TLS_AES_128_GCM_SHA256}, {@code TLS_ECDHE_ECDSA_WITH_AES_256_GCM_SHA384}
-     * after {@code TLS_ECDHE_ECDSA_WITH_AES_128_GCM_SHA256}), the rest in the engine's order. The JDK offers AES-256
-     * first; a server takes the client's order among suites it ranks alike (BoringSSL, the OpenSSL engine of Wharf's
-     * listener, does), and AES-128-GCM costs about a third less per byte than AES-256-GCM (10 rounds against 14) at
-     * the same standing: both are AEAD suites every TLS 1.3 stack offers, and BoringSSL's and browsers' clients put
-     * AES-128-GCM first. Nothing is added or removed.
-     */
-    static String[] aes128First(String[] suites) {
-        List<String> order = new ArrayList<>(List.of(suites));
-        for (String suite : suites) {
-            if (!suite.contains("_AES_256_GCM_SHA384")) {
-                continue;
-            }
-            String twin = suite.replace("_AES_256_GCM_SHA384", "_AES_128_GCM_SHA256");
-            int at = order.indexOf(twin);
-            if (at > order.indexOf(suite)) {
-                order.remove(suite);
-                order.add(order.indexOf(twin) + 1, suite);
-            }
-        }
-        return order.toArray(String[]::new);
     }
 
     private SSLContext context() throws ClientException {
