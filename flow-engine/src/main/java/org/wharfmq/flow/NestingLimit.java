@@ -11,6 +11,11 @@ import org.xml.sax.SAXParseException;
  * {@link LimitedDomParser}): Xerces' secure processing bounds entity expansion but not nesting, and a tree nested
  * without end would run the recursion of whatever walks it (a stylesheet's templates, a DOM copy) out of stack. One
  * per parser, on its thread; an element past the limit ends the parse with {@link TooDeep}.
+ *
+ * <p>Each parser calls it from its own handlers of the pipeline's events (the pipeline's last stage: an empty element
+ * comes to them as its start and end) rather than through a filter of its own in Xerces' pipeline: Xerces has no
+ * filter that passes events on to extend, so such a filter would forward every one of XNI's sixteen document events
+ * to count three, and be put in place by overriding the parser configuration's protected pipeline set-up.
  */
 final class NestingLimit {
 

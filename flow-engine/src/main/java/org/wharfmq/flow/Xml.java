@@ -8,10 +8,13 @@ import net.sf.saxon.s9api.Processor;
 import net.sf.saxon.s9api.SaxonApiException;
 import net.sf.saxon.s9api.Serializer;
 import net.sf.saxon.s9api.XdmNode;
+import org.apache.xerces.dom.DocumentImpl;
 import org.w3c.dom.Document;
 import org.xml.sax.ContentHandler;
+import org.xml.sax.ErrorHandler;
 import org.xml.sax.InputSource;
 import org.xml.sax.SAXException;
+import org.xml.sax.SAXParseException;
 import org.xml.sax.XMLReader;
 import org.xml.sax.helpers.DefaultHandler;
 
@@ -149,12 +152,12 @@ public final class Xml {
         }
     }
 
-    /** A read-only Saxon view of a DOM document, for XPath and XSLT (not a copy: later DOM changes show). */
     /** A new empty DOM document. */
     static Document newDocument() {
-        return new org.apache.xerces.dom.DocumentImpl(); // what Xerces' JAXP builder makes
+        return new DocumentImpl(); // what Xerces' JAXP builder makes
     }
 
+    /** A read-only Saxon view of a DOM document, for XPath and XSLT (not a copy: later DOM changes show). */
     static XdmNode wrap(Document document) {
         return SAXON.newDocumentBuilder().wrap(document);
     }
@@ -230,20 +233,20 @@ public final class Xml {
     }
 
     /** Turns warnings into nothing and errors into failures (the default handler prints to stderr). */
-    static final class FailOnError implements org.xml.sax.ErrorHandler {
+    static final class FailOnError implements ErrorHandler {
         static final FailOnError INSTANCE = new FailOnError();
 
         @Override
-        public void warning(org.xml.sax.SAXParseException e) {
+        public void warning(SAXParseException e) {
         }
 
         @Override
-        public void error(org.xml.sax.SAXParseException e) throws SAXException {
+        public void error(SAXParseException e) throws SAXException {
             throw e;
         }
 
         @Override
-        public void fatalError(org.xml.sax.SAXParseException e) throws SAXException {
+        public void fatalError(SAXParseException e) throws SAXException {
             throw e;
         }
     }

@@ -69,6 +69,8 @@ public final class AdminPlugin implements ServerPlugin {
     private final Supplier<Map<String, Object>> componentSettings;
     /** Where the settings came from, as {@code display settings} heads them: a file's path, the built-in defaults. */
     private final String settingsSource;
+    /** What the components beside the queue manager add to {@code display server}'s answer, by key. */
+    private final Supplier<Map<String, Object>> componentStatus;
     private final ObjectMapper json = new ObjectMapper();
     private final Map<String, AdminCommand> commands = new LinkedHashMap<>();
     /** The contributors' commands, gathered by {@link #prepare}; null before. */
@@ -101,8 +103,23 @@ public final class AdminPlugin implements ServerPlugin {
      */
     public AdminPlugin(String settingsSource, Supplier<Map<String, Object>> componentSettings,
                        AdminCommands... contributors) {
+        this(settingsSource, componentSettings, Map::of, contributors);
+    }
+
+    /**
+     * An admin plugin that also serves {@code contributors}' commands, and shows in {@code display server} what the
+     * other components say of themselves.
+     *
+     * @param settingsSource    as {@link #AdminPlugin(String, Supplier, AdminCommands...)}
+     * @param componentSettings as {@link #AdminPlugin(String, Supplier, AdminCommands...)}
+     * @param componentStatus   what the other components add to {@code display server}'s answer, by key (the HTTP
+     *                          listener's {@code http}), asked each time it runs
+     */
+    public AdminPlugin(String settingsSource, Supplier<Map<String, Object>> componentSettings,
+                       Supplier<Map<String, Object>> componentStatus, AdminCommands... contributors) {
         this.settingsSource = settingsSource;
         this.componentSettings = componentSettings;
+        this.componentStatus = componentStatus;
         this.contributors = List.of(contributors);
     }
 
@@ -153,7 +170,7 @@ public final class AdminPlugin implements ServerPlugin {
             throw new IllegalStateException("This AdminPlugin has started already: give each server one of its own.");
         }
         prepare();
-        commands.putAll(new ManagementCommands(server.management()).commands());
+        commands.putAll(new ManagementCommands(server.management(), componentStatus).commands());
         commands.put("topics", request -> server.topicReport());
         commands.put("display-settings", request -> {
             Map<String, Object> settings = new LinkedHashMap<>(server.config().byKey());

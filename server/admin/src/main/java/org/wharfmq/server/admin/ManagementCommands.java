@@ -1,5 +1,7 @@
 package org.wharfmq.server.admin;
 
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ObjectNode;
 import org.wharfmq.server.config.ConfigurationException;
 import org.wharfmq.server.config.QueueDefinition;
 import org.wharfmq.server.config.QueueReference;
@@ -7,6 +9,7 @@ import org.wharfmq.server.management.Management;
 
 import java.util.LinkedHashMap;
 import java.util.Map;
+import java.util.function.Supplier;
 
 import static org.wharfmq.server.admin.AdminProtocol.CLIENT_ID;
 import static org.wharfmq.server.admin.AdminProtocol.CONNECTION;
@@ -37,16 +40,21 @@ final class ManagementCommands implements AdminCommands {
     /** Bytes of each body {@code browse-queue} shows at most: {@value} (the rest is counted, not sent). */
     static final int BROWSE_BODY_BYTES = 64 * 1024;
 
-    private final Management management;
+    private static final ObjectMapper JSON = new ObjectMapper();
 
-    ManagementCommands(Management management) {
+    private final Management management;
+    /** What the components beside the queue manager add to {@code display-server}'s answer (the HTTP listener). */
+    private final Supplier<Map<String, Object>> componentStatus;
+
+    ManagementCommands(Management management, Supplier<Map<String, Object>> componentStatus) {
         this.management = management;
+        this.componentStatus = componentStatus;
     }
 
     @Override
     public Map<String, AdminCommand> commands() {
         Map<String, AdminCommand> commands = new LinkedHashMap<>();
-        commands.put("display-server", r -> management.server());
+        commands.put("display-server", r -> server());
         commands.put("display-queues", r -> management.queues(r.string(PATTERN)));
         commands.put("display-queue", r -> management.queue(queue(r)));
         commands.put("define-queue", r -> management.defineQueue(definition(r)));
@@ -95,6 +103,13 @@ final class ManagementCommands implements AdminCommands {
             return deleted;
         });
         return commands;
+    }
+
+    /** The server's status, then what the other components add to it ({@code http}: the HTTP listener). */
+    private ObjectNode server() {
+        ObjectNode answer = JSON.valueToTree(management.server());
+        componentStatus.get().forEach((key, value) -> answer.set(key, JSON.valueToTree(value)));
+        return answer;
     }
 
     private static String queue(AdminRequest r) {

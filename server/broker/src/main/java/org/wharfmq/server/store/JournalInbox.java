@@ -2,6 +2,7 @@ package org.wharfmq.server.store;
 
 import java.util.List;
 import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.locks.LockSupport;
 
 /**
@@ -31,7 +32,7 @@ final class JournalInbox {
     private volatile Thread taker;
     private volatile int state = RUNNING;
     /** Wakes of the writer asked for by {@link #add}: one costs a system call and a context switch. */
-    private final java.util.concurrent.atomic.AtomicLong wakes = new java.util.concurrent.atomic.AtomicLong();
+    private final AtomicLong wakes = new AtomicLong();
 
     /** @param quietNanos the longest an entry nobody waits for waits for the writer to take it */
     JournalInbox(long quietNanos) {

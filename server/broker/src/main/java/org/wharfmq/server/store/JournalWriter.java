@@ -6,6 +6,7 @@ import org.wharfmq.server.Configuration;
 
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.zip.CRC32C;
 
@@ -41,9 +42,9 @@ final class JournalWriter implements Runnable {
     static final int COPIED_UP_TO_BYTES = 1 << 20;
     /** How long an entry nobody waits for may wait in the inbox for one that wakes the writer. */
     private static final long QUIET_ENTRY_NANOS =
-            java.util.concurrent.TimeUnit.MICROSECONDS.toNanos(Configuration.JOURNAL_QUIET_ENTRY_MICROS);
+            TimeUnit.MICROSECONDS.toNanos(Configuration.JOURNAL_QUIET_ENTRY_MICROS);
     private static final long DISK_CHECK_INTERVAL_NANOS =
-            java.util.concurrent.TimeUnit.MILLISECONDS.toNanos(Configuration.JOURNAL_DISK_CHECK_MILLIS);
+            TimeUnit.MILLISECONDS.toNanos(Configuration.JOURNAL_DISK_CHECK_MILLIS);
 
     private final Journal journal;
     private final JournalState state;

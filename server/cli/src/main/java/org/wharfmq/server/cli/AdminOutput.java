@@ -75,6 +75,18 @@ final class AdminOutput {
         return q.get("origin").asText();
     }
 
+    /** The HTTP listener's line of {@code display server}: where it listens and whether with TLS, or that it is off. */
+    private static String httpListener(JsonNode http) {
+        if (http.isNull()) {
+            return "off (no http: block in the configuration: no web console, admin API or metrics over HTTP)";
+        }
+        if (http.path("url").isNull()) {
+            return "not listening yet (it opens once the other plugins have started)";
+        }
+        return http.get("url").asText() + (http.path("tls").asBoolean() ? " (HTTPS, with the tls: block's key)"
+                : " (plain HTTP, no TLS)") + ": web console, admin API (/api/COMMAND), metrics";
+    }
+
     static void server(JsonNode s, PrintWriter out) {
         out.println("Queue manager " + s.get("name").asText() + " (Wharf " + s.get("version").asText() + ")");
         Fields fields = new Fields();
@@ -85,6 +97,9 @@ final class AdminOutput {
         // a replica's own status: none until it is elected (its client ports answer this status alone)
         fields.add("listeners", listeners.length() > 0 ? listeners
                 : "none: a replica, which serves no applications until it is elected active");
+        if (s.has("http")) { // the queue manager's HTTP listener, as wharf server runs it (not a replica's own)
+            fields.add("http listener", httpListener(s.get("http")));
+        }
         fields.add("data directory", s.get("dataDirectory").asText());
         // a replica's own status (over its HTTP listener) has no queue manager's: no journal, queues or connections
         if (s.has("journalBytes")) {

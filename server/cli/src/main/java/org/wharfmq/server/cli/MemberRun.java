@@ -225,7 +225,7 @@ final class MemberRun {
         // wharf admin's status sessions (applications refused, so their address lists go on), its HTTP listener
         Logins logins = new Logins(users != null ? users : Authenticator.localOnly());
         AccessControl access = users != null ? users.accessControl() : AccessControl.allowAll();
-        ReplicaStatusReport report = new ReplicaStatusReport(config, started::state);
+        ReplicaStatusReport report = new ReplicaStatusReport(config, replication.membership(), started::state);
         StatusListener clients = null;
         ReplicaListener status = null;
         try {

@@ -9,11 +9,16 @@ import org.wharfmq.server.config.ServerConfig;
 import org.wharfmq.server.console.ConsolePlugin;
 import org.wharfmq.server.flow.FlowHost;
 import org.wharfmq.server.http.HttpPlugin;
+import org.wharfmq.server.http.HttpSettings;
 import org.wharfmq.server.metrics.MetricsPlugin;
 import org.wharfmq.server.replication.ReplicationCommands;
 import org.wharfmq.server.replication.ReplicationMember;
 import org.wharfmq.server.security.file.SecurityFileRealm;
 import org.wharfmq.server.store.JournalOpening;
+
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.function.Supplier;
 
 /**
  * A queue manager to start with its plugins, as the configuration file names them: on its own journal, or (a
@@ -53,7 +58,12 @@ final class QueueManagerStart implements AutoCloseable {
             FlowHost flows = new FlowHost(file.flowHost(), http);
             ChannelsPlugin channels = new ChannelsPlugin(file.channels());
             PubSubHierarchy hierarchy = new PubSubHierarchy(file.hierarchy(), channels);
-            admin = new AdminPlugin(file.source(), file::componentSettings, flows.adminCommands(),
+            Supplier<Map<String, Object>> httpStatus = () -> {
+                Map<String, Object> status = new LinkedHashMap<>();
+                status.put(HttpSettings.KEY, http.status()); // null: no http: block, display server says "off"
+                return status;
+            };
+            admin = new AdminPlugin(file.source(), file::componentSettings, httpStatus, flows.adminCommands(),
                     channels.adminCommands(), hierarchy.adminCommands(), new ReplicationCommands(member));
             metrics = new MetricsPlugin(http.routes(), flows, channels, hierarchy);
             // the hierarchy's control queue before the channels that bring to it; the channels early (they move

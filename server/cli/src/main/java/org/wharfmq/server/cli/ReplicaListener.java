@@ -52,9 +52,8 @@ final class ReplicaListener implements AutoCloseable {
     /** What the console's address answers on a replica (503): where the console is, and what this listener serves. */
     static String consoleElsewhere(ReplicaStatusReport status) {
         return "This HTTP listener is a replica's: the web console runs on the active member of the replicated queue"
-                + " manager, and here once this member is elected active. " + status.activeMember() + " Open the"
-                + " console at the active member's HTTP listener ('wharf admin --url URL display server' at any member"
-                + " names it); here GET " + STATUS_PATH + " answers with this member's own status, and /metrics.";
+                + " manager, and here once this member is elected active. " + status.activeConsole() + " Here GET "
+                + STATUS_PATH + " answers with this member's own status, and /metrics.";
     }
 
     /**

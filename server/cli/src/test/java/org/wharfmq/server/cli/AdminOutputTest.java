@@ -1,6 +1,8 @@
 package org.wharfmq.server.cli;
 
+import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.NullNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import org.junit.jupiter.api.Test;
 import org.wharfmq.server.management.ReplicationState;
@@ -14,9 +16,10 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
- * {@code display server}'s lines for a replicated queue manager, from the JSON the admin plugin answers with (the
- * {@link ReplicationState} record as Jackson writes it): a member the active member has no answer from is shown
- * unreachable with its last answer's age, never "catching up" like one that is.
+ * {@code display server}'s lines, from the JSON the admin plugin answers with: for a replicated queue manager (the
+ * {@link ReplicationState} record as Jackson writes it), a member the active member has no answer from is shown
+ * unreachable with its last answer's age, never "catching up" like one that is; the HTTP listener with its address
+ * and whether it speaks HTTPS, or as off.
  */
 class AdminOutputTest {
 
@@ -68,11 +71,29 @@ class AdminOutputTest {
         assertTrue(out.contains("in 1 file (this replica's)"), out);
     }
 
+    /** The queue manager's HTTP listener: its address and whether it speaks HTTPS, or that there is none. */
+    @Test
+    void theHttpListenerIsShownWithItsAddressAndWhetherItSpeaksHttpsOrAsOff() {
+        String https = displayServer(null, true, JSON.createObjectNode().put("url", "https://0.0.0.0:7480")
+                .put("tls", true));
+        assertTrue(https.contains("\n  http listener   https://0.0.0.0:7480 (HTTPS, with the tls: block's key): web "
+                + "console, admin API (/api/COMMAND), metrics\n"), https);
+        String off = displayServer(null, true, NullNode.getInstance());
+        assertTrue(off.contains("\n  http listener   off (no http: block in the configuration: no web console, admin "
+                + "API or metrics over HTTP)\n"), off);
+        assertFalse(displayServer(null, true, null).contains("http listener"), "not said when not known (a replica)");
+    }
+
     private static String displayServer(ReplicationState state) {
         return displayServer(state, true);
     }
 
     private static String displayServer(ReplicationState state, boolean listening) {
+        return displayServer(state, listening, null);
+    }
+
+    /** @param http the HTTP listener's status; Java's null: none given (a replica's own status) */
+    private static String displayServer(ReplicationState state, boolean listening, JsonNode http) {
         ObjectNode status = JSON.createObjectNode()
                 .put("name", "WHARF").put("version", "0.1.0-SNAPSHOT").put("startedAt", 0L).put("uptimeMillis", 58_000L)
                 .put("dataDirectory", "/var/wharf/data").put("heapUsedBytes", 1L << 20).put("heapMaxBytes", 1L << 30);
@@ -80,6 +101,9 @@ class AdminOutputTest {
             status.putArray("listeners").add("tcp://0.0.0.0:7414");
         } else {
             status.putArray("listeners");
+        }
+        if (http != null) {
+            status.set("http", http);
         }
         status.set("replication", JSON.valueToTree(state));
         StringWriter text = new StringWriter();

@@ -21,6 +21,8 @@ import org.wharfmq.server.transport.ServerTls;
 
 import java.net.BindException;
 import java.net.InetSocketAddress;
+import java.util.LinkedHashMap;
+import java.util.Map;
 import java.util.concurrent.ArrayBlockingQueue;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.ThreadPoolExecutor;
@@ -198,6 +200,21 @@ public final class HttpPlugin implements ServerPlugin {
     /** The listener's base URL ({@code http://host:port}), or null when it does not listen. */
     public String url() {
         return url;
+    }
+
+    /**
+     * What {@code display server} says of this listener: null when it has no settings (no {@code http:} block), else
+     * its address as the ready line gives it ({@code url}: {@link #url}, null until it listens) and whether it speaks
+     * HTTPS ({@code tls}).
+     */
+    public Map<String, Object> status() {
+        if (settings == null) {
+            return null;
+        }
+        Map<String, Object> status = new LinkedHashMap<>();
+        status.put("url", url);
+        status.put("tls", settings.tls());
+        return status;
     }
 
     @Override

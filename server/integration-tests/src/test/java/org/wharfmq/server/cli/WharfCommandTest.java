@@ -26,6 +26,8 @@ import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeSet;
@@ -70,7 +72,10 @@ class WharfCommandTest {
         assertEquals(null, out.readLine(), "exactly one line besides the stop line");
     }
 
-    /** A server started without --config runs on the built-in defaults, and display settings says so. */
+    /**
+     * A server started without --config runs on the built-in defaults, and display settings says so; display server
+     * says its HTTP listener is off.
+     */
     @Test
     void displaySettingsOfAServerWithoutAConfigurationFileNamesTheBuiltInDefaults() throws Exception {
         Process process = wharf("server", "--port", "0", "--data", dir.resolve("data").toString());
@@ -80,6 +85,8 @@ class WharfCommandTest {
             assertNotNull(ready, "the server exited before it was ready");
             assertEquals("Settings in force, from the built-in defaults (no --config file); --port, --data from the"
                     + " command line", settingsHeading(ready));
+            String server = admin(ready, "display", "server");
+            assertTrue(server.contains("\n  http listener   off (no http: block in the configuration"), server);
         } finally {
             process.toHandle().destroy();
             assertTrue(process.waitFor(TIMEOUT_SECONDS, TimeUnit.SECONDS), "server did not stop on SIGTERM");
@@ -88,12 +95,19 @@ class WharfCommandTest {
 
     /** The first line of {@code wharf admin display settings} against the server whose ready line is {@code ready}. */
     private static String settingsHeading(String ready) {
-        Matcher url = Pattern.compile("ready on (tcp://[^ ,]+)").matcher(ready);
-        assertTrue(url.find(), ready);
-        return run("", "admin", "--url", url.group(1).replace("0.0.0.0", "127.0.0.1"), "display", "settings")
-                .split("\n")[0];
+        return admin(ready, "display", "settings").split("\n")[0];
     }
 
+    /** What {@code wharf admin COMMAND...} prints against the server whose ready line is {@code ready}. */
+    private static String admin(String ready, String... command) {
+        Matcher url = Pattern.compile("ready on (tcp://[^ ,]+)").matcher(ready);
+        assertTrue(url.find(), ready);
+        List<String> args = new ArrayList<>(List.of("admin", "--url", url.group(1).replace("0.0.0.0", "127.0.0.1")));
+        args.addAll(List.of(command));
+        return run("", args.toArray(String[]::new));
+    }
+
+    /** The web console and the admin API on the HTTP listener, which display server names. */
     @Test
     void serverServesTheWebConsoleOnItsHttpListener() throws Exception {
         int httpPort = FreePorts.one();
@@ -103,7 +117,11 @@ class WharfCommandTest {
         Process process = wharf("server", "--config", config.toString(), "--port", "0", "--data", dir.resolve("data").toString());
         try {
             BufferedReader out = new BufferedReader(new InputStreamReader(process.getInputStream(), StandardCharsets.UTF_8));
-            assertNotNull(out.readLine(), "the server exited before it was ready");
+            String ready = out.readLine();
+            assertNotNull(ready, "the server exited before it was ready");
+            String shown = admin(ready, "display", "server");
+            assertTrue(shown.contains("\n  http listener   http://127.0.0.1:" + httpPort + " (plain HTTP, no TLS): web "
+                    + "console, admin API (/api/COMMAND), metrics\n"), shown);
             HttpClient client = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build();
             HttpResponse<String> page = client.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + httpPort
                     + "/")).build(), HttpResponse.BodyHandlers.ofString()); // anonymous, from this machine

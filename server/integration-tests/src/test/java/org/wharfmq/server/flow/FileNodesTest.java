@@ -30,6 +30,7 @@ import javax.jms.TextMessage;
 import java.io.IOException;
 import java.nio.file.FileSystems;
 import java.nio.file.Files;
+import java.nio.file.LinkOption;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.nio.file.StandardWatchEventKinds;
@@ -401,7 +402,7 @@ class FileNodesTest {
         awaitContent(in.resolve("backout/a.txt.reason"), "could not process " + fifo.toAbsolutePath()
                 + ": it is a FIFO (named pipe), not a regular file, so it was not opened", WAIT_MILLIS);
         assertTrue(Files.exists(in.resolve("backout/a.txt")), "the FIFO itself, moved");
-        assertFalse(Files.exists(fifo, java.nio.file.LinkOption.NOFOLLOW_LINKS));
+        assertFalse(Files.exists(fifo, LinkOption.NOFOLLOW_LINKS));
     }
 
     @Test

@@ -287,14 +287,16 @@ class HttpRequestNodeTest {
             }
             exchange.close();
         });
-        deploy("S", HttpRequestNode.post(url).requestTimeout(Duration.ofMillis(500)), 1);
+        // the headers must reach the node within the timeout for the body's own timeout to be the one seen: 5 s leaves
+        // a loaded CI machine room (500 ms did not: the headers' timeout fired first)
+        deploy("S", HttpRequestNode.post(url).requestTimeout(Duration.ofSeconds(5)), 1);
         send("IN.S", "first", null);
         send("IN.S", "second", null);
         for (int i = 0; i < 2; i++) {
             String why = receive("FAILED.S").getStringProperty(ExceptionList.PROPERTY);
             assertTrue(why.contains("POST " + url + " failed (attempt 1 of 1): java.net.http.HttpTimeoutException: The "
                     + "response body from POST " + url + " timed out: it did not arrive within the node's requestTimeout "
-                    + "(500 ms) after its headers"), why);
+                    + "(5000 ms) after its headers"), why);
         }
         assertEquals(0, depth("OUT.S"));
     }

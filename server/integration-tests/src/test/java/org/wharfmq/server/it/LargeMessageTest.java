@@ -107,9 +107,9 @@ class LargeMessageTest {
 
     /**
      * Six large messages (four of 2 MB then two of 20 MB, persistent and not) wait on a queue: past the budget the
-     * queue pages them, the 20 MB ones among them, holding no more than the budget and the 2 MB message that crossed
-     * it; a browse sees all six intact (holding, as it reads them back, no more than one 20 MB message past the
-     * budget), and a consumer then gets them in order.
+     * queue pages them, the 20 MB ones among them, holding no more than the budget and a 2 MB message being paged
+     * (it holds its bytes until the paging thread has written it); a browse sees all six intact (holding, as it reads
+     * them back, no more than one 20 MB message past the budget), and a consumer then gets them in order.
      */
     @Test
     void aQueueOfLargeMessagesPagesThemAndABrowseAndAConsumerGetThemIntact() throws Exception {

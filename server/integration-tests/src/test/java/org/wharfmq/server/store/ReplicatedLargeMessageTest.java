@@ -23,12 +23,13 @@ import static org.junit.jupiter.api.Assertions.assertNotNull;
  * Issue 37: the largest message a server takes by default, 100 MB, persistent, through a replicated queue manager's
  * takeover, end to end through the JMS client ({@link ReplicatedGroup}: three {@code wharf server --replica}
  * processes with the default maxMessageLength). A 2 MB message takes queue {@value #QUEUE} past its memory budget
- * ({@value #QUEUE_BUDGET} bytes), and the 100 MB one after it (25 log entries: a record larger than one goes through
- * the log in pieces, docs/resilience.md "Large messages") is paged by the active member, which confirms each send
- * once a majority has it. The active member is killed with SIGKILL; the next one, which kept the messages' places and
- * not their bodies as a replica, reads them back from its journal at its takeover and pages the 100 MB one again; on
- * both, neither the queue nor the server's memory budget for messages holds more than the queue's budget and the
- * 2 MB message (as {@code wharf admin display queue} and {@code display server} say). The next member delivers both,
+ * ({@value #QUEUE_BUDGET} bytes) and is paged, as the 100 MB one after it is (25 log entries: a record larger than
+ * one goes through the log in pieces, docs/resilience.md "Large messages"), by the active member, which confirms each
+ * send once a majority has it. The active member is killed with SIGKILL; the next one, which kept the messages' places
+ * and not their bodies as a replica, reads them back from its journal at its takeover and pages them again; on both,
+ * neither the queue nor the server's memory budget for messages holds more than the queue's budget and the 2 MB
+ * message, once the paging thread has written the 100 MB one (as {@code wharf admin display queue} and
+ * {@code display server} say). The next member delivers both,
  * byte for byte (their SHA-256 digests the sender's), in order, and its queue is empty after the commits: each once.
  * (ReplicationMemberTest takes 100 MiB through a takeover and a rejoin at the store level.)
  */
@@ -40,7 +41,7 @@ class ReplicatedLargeMessageTest {
     private static final long QUEUE_BUDGET = 1024 * 1024;
     /** The server's memory budget for messages (maxMemoryBytes): far below 100 MB. */
     private static final long SERVER_BUDGET = 32L * 1024 * 1024;
-    /** What the queue and the server may hold in memory: the queue's budget, the message that crossed it, overhead. */
+    /** What the queue and the server may hold in memory: the queue's budget, a 2 MB message being paged, overhead. */
     private static final long MOST_IN_MEMORY = QUEUE_BUDGET + LargeMessages.TWO_MB + 64 * 1024;
     private static final int SMALL_SEED = 2;
     private static final int BIG_SEED = 100;
@@ -112,8 +113,8 @@ class ReplicatedLargeMessageTest {
     }
 
     /**
-     * The member at {@code url} holds the two messages, the 100 MB one paged, within the queue's budget and the
-     * message that crossed it, once its paging thread has written it.
+     * The member at {@code url} holds the two messages, the 100 MB one paged, within the queue's budget and a 2 MB
+     * message, once its paging thread has written the 100 MB one.
      */
     private static void assertPagedWithinBudget(String url, String when) throws Exception {
         MessageMemory.Figures figures = MessageMemory.awaitWithin(url, QUEUE, MOST_IN_MEMORY,

@@ -115,11 +115,13 @@ class ReplicatedMembersTest {
                     assertTrue(bob.body().contains("bob"), bob.body());
                     assertEquals(401, get(i, "/api/display-server", null).statusCode(), "no login");
                     assertEquals(403, get(i, "/metrics", "bob").statusCode(), "bob's metrics");
-                    // the console's address said only "No resource at '/'" (404) to a browser opening it on a replica
+                    // the console's address said only "No resource at '/'" (404) to a browser opening it on a replica,
+                    // then named the active member's replication address: its HTTP listener, as the members' list gives it
                     HttpResponse<String> console = get(i, "/", "root");
                     assertEquals(503, console.statusCode(), console.body());
                     assertTrue(console.body().contains("the web console runs on the active member")
-                            && console.body().contains("follows the active member " + activeId), console.body());
+                            && console.body().contains("follows the active member " + activeId + ": open the console at "
+                            + "its HTTP listener, http://127.0.0.1:" + httpPorts[active] + "/."), console.body());
                 }
             }
             statusSessionOnAReplica(active == 0 ? 1 : 0, active);
@@ -422,7 +424,8 @@ class ReplicatedMembersTest {
             httpPorts[i] = ports[8 + i];
             list.append("    - id: ").append(IDS[i]).append('\n')
                     .append("      address: 127.0.0.1:").append(replicationPorts[i]).append('\n')
-                    .append("      dataDirectory: ").append(dir.resolve(IDS[i])).append('\n');
+                    .append("      dataDirectory: ").append(dir.resolve(IDS[i])).append('\n')
+                    .append("      httpUrl: http://127.0.0.1:").append(httpPorts[i]).append('\n');
             if (i == 2) {
                 list.append("#founders\n");
             }

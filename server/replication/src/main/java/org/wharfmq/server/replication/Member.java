@@ -1,19 +1,28 @@
 package org.wharfmq.server.replication;
 
+import java.net.URI;
+import java.net.URISyntaxException;
 import java.nio.file.Path;
 import java.util.Objects;
 
 /**
  * One instance of a replicated queue manager: its id (unique in the group), the address its replication listener
- * binds and the others connect to, and its own data directory (never shared with another member).
+ * binds and the others connect to, its own data directory (never shared with another member), and where its HTTP
+ * listener is reached, when the configuration says ({@code httpUrl}, null otherwise): what a replica's HTTP listener
+ * names when asked for the web console the active member serves.
  */
-public record Member(String id, String host, int port, Path dataDirectory) {
+public record Member(String id, String host, int port, Path dataDirectory, String httpUrl) {
 
     public Member {
         Objects.requireNonNull(id, "id");
         Objects.requireNonNull(host, "host");
         Objects.requireNonNull(dataDirectory, "dataDirectory");
         requireValid(id, host, port);
+    }
+
+    /** A member whose HTTP address the configuration does not give. */
+    public Member(String id, String host, int port, Path dataDirectory) {
+        this(id, host, port, dataDirectory, null);
     }
 
     /**
@@ -49,6 +58,18 @@ public record Member(String id, String host, int port, Path dataDirectory) {
             return Integer.parseInt(address.substring(colon + 1));
         } catch (NumberFormatException e) {
             return -1;
+        }
+    }
+
+    /** Whether {@code url} is an HTTP listener's address: {@code http://} or {@code https://}, a host and a port. */
+    static boolean isHttpUrl(String url) {
+        try {
+            URI uri = new URI(url);
+            return ("http".equals(uri.getScheme()) || "https".equals(uri.getScheme())) && uri.getHost() != null
+                    && uri.getPort() > 0 && (uri.getPath() == null || uri.getPath().isEmpty()) && uri.getQuery() == null
+                    && uri.getUserInfo() == null;
+        } catch (URISyntaxException e) {
+            return false;
         }
     }
 

@@ -81,7 +81,8 @@ public record Membership(String group, List<Member> members) {
             String address = values.get(ReplicationConfiguration.MemberEntry.ADDRESS);
             try {
                 members.add(new Member(id, Member.host(address), Member.port(address),
-                        Path.of(values.get(ReplicationConfiguration.MemberEntry.DATA_DIRECTORY))));
+                        Path.of(values.get(ReplicationConfiguration.MemberEntry.DATA_DIRECTORY)),
+                        values.get(ReplicationConfiguration.MemberEntry.HTTP_URL)));
             } catch (IllegalArgumentException e) {
                 throw new ConfigurationException(e.getMessage() + " (in " + file.source() + ", "
                         + block.path("members") + ")", e);
@@ -104,6 +105,19 @@ public record Membership(String group, List<Member> members) {
         List<String> ids = members.stream().map(Member::id).toList();
         throw new IllegalArgumentException("Replication group '" + group + "' has no member '" + id + "'; its members "
                 + "are " + ids + ".");
+    }
+
+    /**
+     * Where member {@code id}'s HTTP listener is reached ({@code httpUrl}), or null when this list does not say (or
+     * has no such member: one added at run time by {@code define member} and not listed here).
+     */
+    public String httpUrl(String id) {
+        for (Member m : members) {
+            if (m.id().equals(id)) {
+                return m.httpUrl();
+            }
+        }
+        return null;
     }
 
     /** The Raft group's id: derived from the group's name, so every member computes the same. */

@@ -286,6 +286,15 @@ public final class ReplicationConfiguration {
         public static final Setting<String> DATA_DIRECTORY = Setting.text("dataDirectory", null)
                 .required("must be given: " + EVERY);
 
+        /**
+         * {@code httpUrl}: where the member's HTTP listener is reached ({@code https://mq2:7480}, its {@code http:}
+         * block), which a replica's HTTP listener names when asked for the web console the active member serves
+         * (docs/resilience.md, "A member's own status"); none by default (the replica then says it does not know it).
+         */
+        public static final Setting<String> HTTP_URL = Setting.text("httpUrl", null)
+                .whenSet(Member::isHttpUrl, u -> "must be the member's HTTP listener as http://HOST:PORT or "
+                        + "https://HOST:PORT, was '" + u + "'");
+
         private MemberEntry() {
         }
     }

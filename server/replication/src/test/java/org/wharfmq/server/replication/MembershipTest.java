@@ -33,6 +33,22 @@ class MembershipTest {
         assertNull(ReplicationSettings.SECTION.read(new Settings("wharf.yaml", "")), "no block, no replication");
     }
 
+    /** A member's HTTP listener, where the list gives it: what a replica names for the console; a wrong one refused. */
+    @Test
+    void readsAMembersHttpUrlWhereTheListGivesIt() {
+        Settings b = member("b", "mq2:7420", "/srv/b");
+        b.put("httpUrl", new Settings.Value("https://mq2:7480", 12));
+        Membership m = ReplicationSettings.SECTION.read(file("WHARF", member("a", "mq1:7420", "/srv/a"), b,
+                member("c", "mq3:7420", "/srv/c"))).membership();
+        assertEquals("https://mq2:7480", m.httpUrl("b"));
+        assertNull(m.httpUrl("a"), "not given");
+        assertNull(m.httpUrl("d"), "not listed (added at run time)");
+        b.put("httpUrl", new Settings.Value("mq2:7480", 12));
+        refused("Setting httpUrl of member 'b' must be the member's HTTP listener as http://HOST:PORT or "
+                + "https://HOST:PORT, was 'mq2:7480'", file("WHARF", member("a", "mq1:7420", "/srv/a"), b,
+                member("c", "mq3:7420", "/srv/c")));
+    }
+
     @Test
     void snapshotsEveryLogBytesByDefaultOrAsTheBlockSays() {
         Settings file = file("G", member("a", "h:1", "/a"), member("b", "h:2", "/b"), member("c", "h:3", "/c"));
