@@ -5,13 +5,18 @@ import org.wharfmq.protocol.selector.SelectorParseException;
 
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
 
-/** A consumer that keeps what the queue hands it. */
+/**
+ * A consumer that keeps what the queue hands it. The paging thread hands it messages read back while a test's thread
+ * reads what it holds: {@link #received} may be read at any time (each read sees whole deliveries), but what it holds
+ * is stable only once the paging thread is idle ({@link PagingQueues#settle}) or held.
+ */
 final class RecordingConsumer implements QueueConsumer {
 
     private final Selector selector;
     private final DeliveryWindow window;
-    final List<QueuedMessage> received = new ArrayList<>();
+    final List<QueuedMessage> received = new CopyOnWriteArrayList<>();
     int flushes;
 
     RecordingConsumer(String selector, int credit) {

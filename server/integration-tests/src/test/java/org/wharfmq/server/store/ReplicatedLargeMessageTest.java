@@ -94,10 +94,8 @@ class ReplicatedLargeMessageTest {
                 c.start();
                 Session session = c.createSession(true, Session.SESSION_TRANSACTED);
                 MessageConsumer consumer = session.createConsumer(session.createQueue(QUEUE));
-                // each in a transaction of its own: a paged message is read back for a queue's consumers only while
-                // the queue holds less than half its budget in memory or nothing at all, delivered messages not yet
-                // acknowledged included (docs/resilience.md, "Paging"), so a transaction holding the 2 MB message
-                // would wait for ever for the 100 MB one (docs/performance-log.md, "Session 42: issue 37 audit")
+                // each in a transaction of its own (one holding the 2 MB message gets the 100 MB one too: a queue in
+                // which nothing waits but delivered messages reads back, docs/resilience.md, "Paging")
                 for (int seed : new int[] {SMALL_SEED, BIG_SEED}) {
                     Message m = consumer.receive(ReplicatedGroup.ELECTION.toMillis());
                     assertNotNull(m, "the message of seed " + seed + " on member " + ReplicatedGroup.IDS[next]
