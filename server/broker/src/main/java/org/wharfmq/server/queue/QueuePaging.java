@@ -387,12 +387,12 @@ final class QueuePaging implements QueuePager {
      * one that only PULLs has none), and then when the queue holds less than its low watermark in memory and the
      * server's budget is at most half spent, or when no message waits in memory for its consumers and the server's
      * budget is at most half spent (what the queue holds then is delivered and not yet acknowledged: a transacted or
-     * client-acknowledging consumer holding half the queue's budget would otherwise wait for ever for the next
-     * message its commit needs; it may now hold what its credit allows, up to half the server's budget), or when it
-     * holds nothing at all in memory, so that its consumers always make progress, whatever other queues hold. A queue nobody consumes from reads nothing back: its paged messages
-     * stay on disk, and it holds none of the server's budget for them (what else needs them reads the page files
-     * itself: a browse, a selector's scan, a correlation id's lookup; an administrator's clear or move asks for a
-     * batch, {@link #readBackNow}). Under the lock.
+     * client-acknowledging consumer holding half the queue's budget would otherwise wait for ever for the next message
+     * its commit needs; it may now hold what its credit allows, up to half the server's budget), or when it holds
+     * nothing at all in memory, so that its consumers always make progress, whatever other queues hold. A queue nobody
+     * consumes from reads nothing back: its paged messages stay on disk, and it holds none of the server's budget for
+     * them (what else needs them reads the page files itself: a browse, a selector's scan, a correlation id's lookup;
+     * an administrator's clear or move asks for a batch, {@link #readBackNow}). Under the lock.
      */
     private boolean readBackDue() {
         assert lock.isHeldByCurrentThread();

@@ -19,16 +19,15 @@ import java.util.function.Predicate;
  * AUTO_ACKNOWLEDGE mode: {@link #receive(long)} waits on the reader's own thread for the next message the queue hands
  * over ({@link InProcessTakes#next}) and makes the JMS message of its stored bytes (the JMS client's own decoding, as a
  * consumer of a connection would, what repeats from one message to the next decoded once: its JMSDestination and
- * JMSReplyTo, property names and string values, {@link RecentValues}). Each message is consumed as it is received, as
- * a connection's consumer's is, and settled (off its queue, its share of the server's memory budget given back) in
+ * JMSReplyTo, property names and string values, {@link RecentValues}). Each message is consumed as it is received, as a
+ * connection's consumer's is, and settled (off its queue, its share of the server's memory budget given back) in
  * batches by a task of the session's loop that the reader does not wait for ({@link InProcessTakes#consumed}), so that
- * the loop is not woken for each message. A batch is settled as it fills, and always before the reader's thread
- * waits: before a receive waits for
- * the next message, and before a send of the reader's connection waits for producer credit, put inside the queue manager
- * ({@link InProcessOutputs}) or sent over the connection ({@link #beforeCreditWait}, which {@link InProcessInputs} hooks
- * into the connection). The credit is held back while the memory budget is spent,
- * which what the reader received and has not settled holds: a reader that kept its batch while its send waited would
- * wait for itself (as session 32's did, settling by count: docs/performance-log.md; FlowInputBatchSettlementTest).
+ * the loop is not woken for each message. A batch is settled as it fills, and always before the reader's thread waits:
+ * before a receive waits for the next message, and before a send of the reader's connection waits for producer credit,
+ * put inside the queue manager ({@link InProcessOutputs}) or sent over the connection ({@link #beforeCreditWait}, which
+ * {@link InProcessInputs} hooks into the connection). The credit is held back while the memory budget is spent, which
+ * what the reader received and has not settled holds: a reader that kept its batch while its send waited would wait for
+ * itself (as session 32's did, settling by count: docs/performance-log.md; FlowInputBatchSettlementTest).
  * A message handed over and not received yet goes back to the queue, in its order, when the consumer closes; what was
  * received is settled first.
  *
